@@ -1,0 +1,33 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoutes } from "./admin/routes";
+import type { AppBindings } from "./env";
+import { validationHook } from "./lib/validation";
+import { identify, planGate, requireAuth } from "./middleware/auth";
+import { onError, onNotFound } from "./middleware/errors";
+import { rateLimit } from "./middleware/rate-limit";
+import { requestContext } from "./middleware/request-id";
+import { accountRoutes } from "./routes/account";
+import { estimateRoutes } from "./routes/estimate";
+import { mountOpenApi, OPENAPI_PATH } from "./routes/openapi";
+
+/** The edge API: /v1 (the spec), /admin (operators), /health. */
+export function createApp() {
+  const app = new OpenAPIHono<AppBindings>({ defaultHook: validationHook });
+  app.onError(onError);
+  app.notFound(onNotFound);
+  app.use(requestContext);
+
+  app.get("/health", (c) => c.json({ status: "ok" }));
+  app.route("/admin", adminRoutes);
+
+  // The public description of the API: no key needed, but counted per client address.
+  app.use(OPENAPI_PATH, identify, rateLimit);
+  mountOpenApi(app);
+
+  // Order matters: identify the key, count the request (per key, or per address without one),
+  // then refuse a missing key, then the plan gate.
+  app.use("/v1/*", identify, rateLimit, requireAuth, planGate);
+  app.route("/", accountRoutes);
+  app.route("/", estimateRoutes);
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { WorkspaceObject } from "./workspace/workspace-object";
+
+/** Bindings and secrets of the edge Worker (wrangler.toml, .dev.vars, or `wrangler secret`). */
+export interface Env {
+  DB: D1Database;
+  BUCKET: R2Bucket;
+  WORKSPACE: DurableObjectNamespace<WorkspaceObject>;
+  /** "local" (wrangler dev, tests) or "staging"/"production". */
+  ENVIRONMENT: string;
+  /** Bearer token of the admin API. */
+  ADMIN_TOKEN: string;
+  /** Shared secret of the GPU workers' internal API. */
+  WORKER_SECRET: string;
+  /** Key (base64, 32 bytes) that seals signing secrets at rest. */
+  DATA_KEY: string;
+}
+
+export type AppBindings = {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    auth?: import("./middleware/auth").AuthContext;
+    rateLimit?: import("./workspace/rate-limit").RateDecision;
+  };
+};
+
+export const isLocal = (env: Env): boolean => env.ENVIRONMENT === "local";

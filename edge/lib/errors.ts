@@ -1,0 +1,57 @@
+/** Every error the API can answer with: status and type follow from the code (spec, section Errors). */
+export const ERROR_CODES = {
+  invalid_json: { status: 400, type: "invalid_request_error" },
+  invalid_parameter: { status: 400, type: "invalid_request_error" },
+  invalid_api_key: { status: 401, type: "authentication_error" },
+  insufficient_credits: { status: 402, type: "billing_error" },
+  plan_required: { status: 403, type: "permission_error" },
+  job_not_found: { status: 404, type: "not_found_error" },
+  upload_not_found: { status: 404, type: "not_found_error" },
+  // Not in the spec's table: an unknown path or method. Documented in the README.
+  resource_not_found: { status: 404, type: "not_found_error" },
+  upload_already_used: { status: 409, type: "conflict_error" },
+  idempotency_conflict: { status: 409, type: "conflict_error" },
+  video_too_large: { status: 413, type: "invalid_request_error" },
+  unsupported_format: { status: 422, type: "invalid_request_error" },
+  unreadable_video: { status: 422, type: "invalid_request_error" },
+  video_too_long: { status: 422, type: "invalid_request_error" },
+  resolution_too_high: { status: 422, type: "invalid_request_error" },
+  url_not_allowed: { status: 422, type: "invalid_request_error" },
+  rate_limited: { status: 429, type: "rate_limit_error" },
+  internal_error: { status: 500, type: "api_error" },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
+
+/** Thrown anywhere in a request; the error mapper turns it into the spec's envelope. */
+export class ApiError extends Error {
+  readonly status: ErrorStatus;
+  readonly type: string;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_CODES[code].status;
+    this.type = ERROR_CODES[code].type;
+  }
+}
+
+export interface ErrorBody {
+  error: { type: string; code: string; message: string; param?: string; request_id: string };
+}
+
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return {
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      request_id: requestId,
+    },
+  };
+}

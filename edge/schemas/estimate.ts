@@ -1,0 +1,24 @@
+import { z } from "@hono/zod-openapi";
+import { PLAN_IDS } from "../billing/plans";
+
+const POSITIVE_DURATION = "duration_seconds must be a number of seconds greater than 0";
+
+export const EstimateQuerySchema = z.object({
+  duration_seconds: z
+    .string({ error: POSITIVE_DURATION })
+    .trim()
+    .regex(/^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, POSITIVE_DURATION)
+    .transform(Number)
+    .refine((value) => Number.isFinite(value) && value > 0, POSITIVE_DURATION)
+    .openapi({ param: { name: "duration_seconds", in: "query", required: true }, type: "number", example: "61.2" }),
+});
+
+export const EstimateSchema = z
+  .object({
+    object: z.literal("estimate"),
+    duration_seconds: z.number(),
+    credits: z.number().int(),
+    label: z.string().openapi({ example: "1 min 2 s" }),
+    plans: z.array(z.object({ plan: z.enum(PLAN_IDS), videos_per_month: z.number().int() })),
+  })
+  .openapi("Estimate");

@@ -1,0 +1,33 @@
+/** Storage of the workspace Durable Object (its own SQLite database). */
+export const WORKSPACE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS balances (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  plan INTEGER NOT NULL DEFAULT 0 CHECK (plan >= 0),
+  pack INTEGER NOT NULL DEFAULT 0 CHECK (pack >= 0),
+  renewed_period_end INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO balances (id) VALUES (1);
+CREATE TABLE IF NOT EXISTS ledger (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  plan_delta INTEGER NOT NULL,
+  pack_delta INTEGER NOT NULL,
+  ref TEXT
+);
+CREATE TABLE IF NOT EXISTS rate_windows (
+  bucket TEXT PRIMARY KEY,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (expires_at);
+`;

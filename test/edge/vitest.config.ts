@@ -1,0 +1,32 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineProject } from "vitest/config";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+export default defineProject(async () => {
+  const migrations = await readD1Migrations(path.join(root, "migrations"));
+  return {
+    plugins: [
+      cloudflareTest({
+        main: path.join(root, "edge/index.ts"),
+        wrangler: { configPath: path.join(root, "wrangler.toml") },
+        miniflare: {
+          bindings: {
+            ENVIRONMENT: "local",
+            ADMIN_TOKEN: "test-admin-token",
+            WORKER_SECRET: "test-worker-secret",
+            DATA_KEY: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+            TEST_MIGRATIONS: migrations,
+          },
+        },
+      }),
+    ],
+    test: {
+      name: "edge",
+      include: ["test/edge/**/*.test.ts"],
+      root,
+      setupFiles: ["test/edge/setup.ts"],
+    },
+  };
+});

@@ -1,0 +1,7 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: ["test/edge/vitest.config.ts", "test/node/vitest.config.ts"],
+  },
+});
