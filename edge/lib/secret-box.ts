@@ -25,6 +25,10 @@ export async function seal(dataKey: string, plaintext: string): Promise<string> 
 export async function open(dataKey: string, box: string): Promise<string> {
   const bytes = base64Decode(box);
   const key = await importKey(dataKey);
-  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.slice(0, 12) }, key, bytes.slice(12));
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: bytes.slice(0, 12) },
+    key,
+    bytes.slice(12),
+  );
   return new TextDecoder().decode(plain);
 }

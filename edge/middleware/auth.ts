@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppBindings } from "../env";
 import { database } from "../db/client";
+import type { AppBindings } from "../env";
 import { hashApiKey, looksLikeApiKey } from "../lib/api-keys";
 import { ApiError } from "../lib/errors";
 import { findKeyByHash, type WorkspaceRecord } from "../services/workspaces";
@@ -11,7 +11,10 @@ export interface AuthContext {
 }
 
 /** Bearer first, then X-API-Key; a malformed header counts as no key. */
-export function presentedKey(authorization: string | undefined, apiKeyHeader: string | undefined): string | null {
+export function presentedKey(
+  authorization: string | undefined,
+  apiKeyHeader: string | undefined,
+): string | null {
   const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   const candidate = bearer ?? apiKeyHeader?.trim();
   return candidate && looksLikeApiKey(candidate) ? candidate : null;

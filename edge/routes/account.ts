@@ -5,8 +5,8 @@ import type { AuthContext } from "../middleware/auth";
 import { AccountSchema } from "../schemas/account";
 import { errorResponses, jsonResponse } from "../schemas/common";
 import type { WorkspaceRecord } from "../services/workspaces";
-import type { Balances } from "../workspace/workspace-object";
 import { workspaceObject } from "../workspace/stub";
+import type { Balances } from "../workspace/workspace-object";
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -25,7 +25,10 @@ export const estimateRoutes = new OpenAPIHono<AppBindings>().openapi(getEstimate
       duration_seconds,
       credits,
       label: durationLabel(duration_seconds),
-      plans: plans.map((plan) => ({ plan: plan.id, videos_per_month: Math.floor(plan.monthlyCredits / credits) })),
+      plans: plans.map((plan) => ({
+        plan: plan.id,
+        videos_per_month: Math.floor(plan.monthlyCredits / credits),
+      })),
     },
     200,
   );

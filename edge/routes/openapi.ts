@@ -3,6 +3,19 @@ import type { AppBindings } from "../env";
 
 export const OPENAPI_PATH = "/v1/openapi.json";
 
+export const OPENAPI_CONFIG: Parameters<OpenAPIHono["getOpenAPI31Document"]>[0] = {
+  openapi: "3.1.0",
+  info: {
+    title: "Video Ad Cleaning API",
+    version: "1.0.0",
+    description:
+      "Removes captions, hooks and text overlays from video ads and returns a clean MP4. " +
+      "Every answer carries X-Request-Id and X-RateLimit-* headers; errors use one envelope.",
+  },
+  servers: [{ url: "/" }],
+  security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+};
+
 /** Serves the OpenAPI 3.1 document, generated from the zod schemas the routes validate with. */
 export function mountOpenApi(app: OpenAPIHono<AppBindings>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -16,11 +16,16 @@ export const AccountSchema = z
     current_period_end: z.iso.datetime().nullable(),
     cancel_at_period_end: z.boolean(),
     credits: z.object({
-      plan: z.number().int().openapi({ description: "This period's plan credits; spent first, expire at the period end" }),
+      plan: z
+        .number()
+        .int()
+        .openapi({ description: "This period's plan credits; spent first, expire at the period end" }),
       pack: z.number().int().openapi({ description: "Purchased credits; never expire" }),
       total: z.number().int(),
     }),
-    minutes_available: z.number().openapi({ description: "Minutes of video the credits pay for, rounded down" }),
+    minutes_available: z
+      .number()
+      .openapi({ description: "Minutes of video the credits pay for, rounded down" }),
     limits: z.object({
       concurrent_jobs: z.number().int().openapi({ description: "Jobs that run at the same time" }),
       active_jobs: z.number().int().openapi({ description: "Jobs not yet finished (queued or running)" }),

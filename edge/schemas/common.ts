@@ -13,14 +13,17 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
-const header = (description: string) => ({ schema: { type: "string" as const }, description });
+const header = (description: string, type: "string" | "integer" = "string") => ({
+  schema: { type },
+  description,
+});
 
 /** Headers on every answer of /v1 (spec, Endpoints and Limits). */
 export const STANDARD_HEADERS = {
   "X-Request-Id": header("req_<id>; the same value as error.request_id"),
-  "X-RateLimit-Limit": header("Requests allowed in the current one-minute window"),
-  "X-RateLimit-Remaining": header("Requests left in the current window"),
-  "X-RateLimit-Reset": header("Unix time (seconds) at which the window ends"),
+  "X-RateLimit-Limit": header("Requests allowed in the current one-minute window", "integer"),
+  "X-RateLimit-Remaining": header("Requests left in the current window", "integer"),
+  "X-RateLimit-Reset": header("Unix time (seconds) at which the window ends", "integer"),
 };
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
@@ -46,7 +49,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
         description: ERROR_DESCRIPTIONS[status],
         headers:
           status === 429
-            ? { ...STANDARD_HEADERS, "Retry-After": header("Seconds to wait before retrying") }
+            ? { ...STANDARD_HEADERS, "Retry-After": header("Seconds to wait before retrying", "integer") }
             : STANDARD_HEADERS,
         content: { "application/json": { schema: ErrorSchema } },
       },

@@ -10,7 +10,12 @@ export const EstimateQuerySchema = z.object({
     .regex(/^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, POSITIVE_DURATION)
     .transform(Number)
     .refine((value) => Number.isFinite(value) && value > 0, POSITIVE_DURATION)
-    .openapi({ param: { name: "duration_seconds", in: "query", required: true }, type: "number", example: "61.2" }),
+    .openapi({
+      param: { name: "duration_seconds", in: "query", required: true },
+      type: "number",
+      exclusiveMinimum: 0,
+      example: 61.2,
+    }),
 });
 
 export const EstimateSchema = z

@@ -53,7 +53,9 @@ export async function createWorkspace(env: Env, db: Database, input: CreateWorks
       signingSecretSealed: await seal(env.DATA_KEY, signingSecret),
       createdAt: now,
     }),
-    db.insert(apiKeys).values({ id: keyId, workspaceId, keyHash: key.hash, prefix: key.prefix, createdAt: now }),
+    db
+      .insert(apiKeys)
+      .values({ id: keyId, workspaceId, keyHash: key.hash, prefix: key.prefix, createdAt: now }),
   ]);
   await workspaceObject(env, workspaceId).grant(
     { plan: input.credits ?? (await planCredits(db, input.planId)), pack: input.packCredits ?? 0 },

@@ -41,7 +41,10 @@ export async function renewDuePlans(env: Env, nowMs: number): Promise<{ renewed:
       id,
       ending
         ? { status: "canceled", planId: null, currentPeriodEnd: null, cancelAtPeriodEnd: false }
-        : { status: status === "trialing" ? "active" : status, currentPeriodEnd: nextPeriodEnd(closed, nowMs) },
+        : {
+            status: status === "trialing" ? "active" : status,
+            currentPeriodEnd: nextPeriodEnd(closed, nowMs),
+          },
     );
   }
   return { renewed: due.length };

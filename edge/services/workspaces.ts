@@ -1,5 +1,11 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { NO_PLAN_LIMITS, type Plan, type PlanId, planIsInForce, type SubscriptionStatus } from "../billing/plans";
+import {
+  NO_PLAN_LIMITS,
+  type Plan,
+  type PlanId,
+  planIsInForce,
+  type SubscriptionStatus,
+} from "../billing/plans";
 import type { Database } from "../db/client";
 import { apiKeys, plans, workspaces } from "../db/schema";
 

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type RateDecision, decide, WINDOW_MS, windowStart } from "./rate-limit";
+import { decide, type RateDecision, WINDOW_MS, windowStart } from "./rate-limit";
 import { WORKSPACE_SCHEMA } from "./schema";
 
 export interface Balances {
@@ -52,7 +52,9 @@ export class WorkspaceObject extends DurableObject<Env> {
   }
 
   balances(): Balances {
-    return this.sql.exec<{ plan: number; pack: number }>("SELECT plan, pack FROM balances WHERE id = 1").one();
+    return this.sql
+      .exec<{ plan: number; pack: number }>("SELECT plan, pack FROM balances WHERE id = 1")
+      .one();
   }
 
   /** Adds credits (admin grants, purchases). Amounts are whole and not negative. */

@@ -27,6 +27,8 @@ export default defineProject(async () => {
       include: ["test/edge/**/*.test.ts"],
       root,
       setupFiles: ["test/edge/setup.ts"],
+      // Rate-limit bursts may wait for the next clock minute so they never straddle two windows.
+      testTimeout: 90_000,
     },
   };
 });

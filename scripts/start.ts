@@ -1,0 +1,144 @@
+/**
+ * `npm start`: the edge (wrangler dev with local D1, R2, Durable Objects and Queues) plus one GPU
+ * worker, on 127.0.0.1. Prints `ready <base url>` once both answer; SIGINT/SIGTERM stops them all.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+import { edgePort, ensureDevVars, PROJECT_ROOT } from "./lib/dev-config";
+import { waitForHealth } from "./lib/health";
+
+const port = edgePort();
+const workerPort = Number(process.env.GPU_WORKER_PORT ?? port + 1);
+const stateDir = path.resolve(PROJECT_ROOT, process.env.ADCLEAN_STATE_DIR ?? ".wrangler/state");
+const wrangler = path.join(PROJECT_ROOT, "node_modules/.bin/wrangler");
+
+/** No telemetry, no update checks, no fetch of Cloudflare's request metadata: nothing leaves the machine. */
+const quietEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
+  WRANGLER_HIDE_BANNER: "true",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  CI: "true",
+};
+
+const children: ChildProcess[] = [];
+let stopping = false;
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = quietEnv): ChildProcess {
+  // Own process group, so stopping takes workerd and every grandchild with it.
+  const child = spawn(command, args, {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
+  });
+  children.push(child);
+  child.on("exit", (code, signal) => {
+    if (!stopping) {
+      console.error(`${path.basename(command)} exited (${signal ?? code}); stopping`);
+      stop(1);
+    }
+  });
+  return child;
+}
+
+function stop(code: number): void {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) {
+    if (child.pid && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+  const deadline = setTimeout(() => {
+    for (const child of children)
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+    process.exit(code);
+  }, 5000);
+  deadline.unref();
+  Promise.all(
+    children.map((child) => (child.exitCode === null ? new Promise((r) => child.on("exit", r)) : null)),
+  ).then(() => process.exit(code));
+}
+
+process.on("SIGINT", () => stop(0));
+process.on("SIGTERM", () => stop(0));
+process.on("SIGHUP", () => stop(0));
+
+// If whoever started us dies without passing a signal on (npm killed hard), we are re-parented: stop too.
+const parentAtStart = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentAtStart) stop(0);
+}, 1000).unref();
+
+async function applyMigrations(): Promise<void> {
+  const migrate = spawn(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+    cwd: PROJECT_ROOT,
+    env: quietEnv,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const code = await new Promise<number | null>((resolve) => migrate.on("exit", resolve));
+  if (code !== 0) throw new Error(`D1 migrations failed (exit ${code})`);
+}
+
+/** Fails fast with a clear message instead of health-checking someone else's server. */
+async function assertPortFree(portToCheck: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", () =>
+      reject(new Error(`port ${portToCheck} on 127.0.0.1 is in use (set PORT / GPU_WORKER_PORT)`)),
+    );
+    probe.listen(portToCheck, "127.0.0.1", () => probe.close(() => resolve()));
+  });
+}
+
+/** wrangler dev does not fire cron triggers: this ticks the scheduled handler locally, as Cloudflare would. */
+function startLocalCron(baseUrl: string): void {
+  const intervalMs = Number(process.env.LOCAL_CRON_INTERVAL_MS ?? 60_000);
+  const timer = setInterval(() => {
+    fetch(`${baseUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
+  }, intervalMs);
+  timer.unref();
+}
+
+async function main(): Promise<void> {
+  await Promise.all([assertPortFree(port), assertPortFree(workerPort)]);
+  const devVars = ensureDevVars();
+  await applyMigrations();
+  run(wrangler, [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    stateDir,
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    process.env.WRANGLER_LOG_LEVEL ?? "warn",
+  ]);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  run(process.execPath, ["--import", "tsx", path.join(PROJECT_ROOT, "gpu-worker/main.ts")], {
+    ...quietEnv,
+    GPU_WORKER_PORT: String(workerPort),
+    EDGE_URL: baseUrl,
+    WORKER_SECRET: devVars.WORKER_SECRET ?? "",
+  });
+  await Promise.all([
+    waitForHealth(`${baseUrl}/health`, 120_000),
+    waitForHealth(`http://127.0.0.1:${workerPort}/health`, 60_000),
+  ]);
+  startLocalCron(baseUrl);
+  console.log(`ready ${baseUrl}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  stop(1);
+});

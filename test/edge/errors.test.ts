@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { admin, api, createWorkspace, expectError, expectStandardHeaders } from "./helpers";
+
+describe("error envelope", () => {
+  it("answers unknown routes with 404 resource_not_found in the envelope", async () => {
+    const { api_key } = await createWorkspace();
+    const response = await api("/v1/nothing/here", { key: api_key, method: "DELETE" });
+    const body = await expectError(response, 404, "resource_not_found");
+    expect(body.error.type).toBe("not_found_error");
+    expectStandardHeaders(response);
+    const outside = await api("/not-v1");
+    await expectError(outside, 404, "resource_not_found");
+  });
+
+  it("answers invalid JSON with 400 invalid_json and never a stack trace", async () => {
+    const response = await admin("/workspaces", "POST");
+    const raw = await api("/admin/workspaces", {
+      method: "POST",
+      headers: { Authorization: "Bearer test-admin-token", "Content-Type": "application/json" },
+      body: '{"plan": "growth",',
+    });
+    const body = await expectError(raw, 400, "invalid_json");
+    expect(body.error.type).toBe("invalid_request_error");
+    expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|\.ts:\d+/);
+    await expectError(response, 400, "invalid_json");
+  });
+
+  it("names the offending parameter of an invalid body", async () => {
+    const response = await admin("/workspaces", "POST", { plan: "platinum" });
+    const body = await expectError(response, 400, "invalid_parameter");
+    expect(body.error.param).toBe("plan");
+  });
+
+  it("gives every answer its own request id", async () => {
+    const { api_key } = await createWorkspace();
+    const ids = new Set<string | null>();
+    for (let i = 0; i < 5; i++)
+      ids.add((await api("/v1/account", { key: api_key })).headers.get("X-Request-Id"));
+    expect(ids.size).toBe(5);
+  });
+
+  it("refuses the admin API without the admin token", async () => {
+    const response = await api("/admin/workspaces", {
+      method: "POST",
+      headers: { Authorization: "Bearer wrong" },
+    });
+    await expectError(response, 401, "invalid_api_key");
+  });
+});

@@ -1,0 +1,68 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { IDEMPOTENCY_TTL_MS, type WorkspaceObject } from "../../edge/workspace/workspace-object";
+
+function freshObject() {
+  return env.WORKSPACE.get(env.WORKSPACE.idFromName(`test-${crypto.randomUUID()}`));
+}
+
+describe("workspace Durable Object", () => {
+  it("keeps an idempotent answer for 24 hours; the first answer stored wins", async () => {
+    const stub = freshObject();
+    const now = Date.now();
+    const first = await stub.storeAnswer(
+      "POST /v1/jobs",
+      "k1",
+      { fingerprint: "a", status: 201, body: "{}" },
+      now,
+    );
+    const second = await stub.storeAnswer(
+      "POST /v1/jobs",
+      "k1",
+      { fingerprint: "b", status: 201, body: "[]" },
+      now,
+    );
+    expect(second).toEqual(first);
+    expect(await stub.storedAnswer("POST /v1/jobs", "k1", now + IDEMPOTENCY_TTL_MS - 1)).toMatchObject({
+      fingerprint: "a",
+    });
+    expect(await stub.storedAnswer("POST /v1/jobs", "k1", now + IDEMPOTENCY_TTL_MS)).toBeNull();
+    expect(await stub.storedAnswer("POST /v1/uploads", "k1", now)).toBeNull();
+  });
+
+  it("its alarm purges expired answers", async () => {
+    const stub = freshObject();
+    await stub.storeAnswer(
+      "scope",
+      "old",
+      { fingerprint: "x", status: 200, body: "{}" },
+      Date.now() - IDEMPOTENCY_TTL_MS,
+    );
+    await stub.storeAnswer("scope", "new", { fingerprint: "y", status: 200, body: "{}" });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const rows = await runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency").toArray(),
+    );
+    expect(rows.map((row) => row.key)).toEqual(["new"]);
+  });
+
+  it("never lets a balance go below zero and records every grant in the ledger", async () => {
+    const stub = freshObject();
+    await stub.grant({ plan: 10, pack: 5 }, "test");
+    // Called in the object itself: an RPC rejection would surface as an unhandled error in the runner.
+    const refused = await runInDurableObject(stub, (instance) => {
+      try {
+        (instance as WorkspaceObject).grant({ plan: -20 }, "test");
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(refused).toBe(true);
+    expect(await stub.balances()).toEqual({ plan: 10, pack: 5 });
+    const ledger = await runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql.exec("SELECT reason, plan_delta, pack_delta FROM ledger").toArray(),
+    );
+    expect(ledger).toEqual([{ reason: "test", plan_delta: 10, pack_delta: 5 }]);
+  });
+});

@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..");
+
+export interface RunningStack {
+  baseUrl: string;
+  port: number;
+  workerPort: number;
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
+
+/**
+ * Starts `npm start` as a customer would, on its own ports and with its own state folder, and
+ * resolves once it prints `ready <url>`.
+ */
+export async function startStack(port: number, extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "adclean-state-"));
+  const workerPort = port + 1;
+  const child: ChildProcess = spawn("npm", ["start", "--silent"], {
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      GPU_WORKER_PORT: String(workerPort),
+      ADCLEAN_STATE_DIR: stateDir,
+      ...extraEnv,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  let stopped: Promise<number | null> | undefined;
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`stack not ready in 150 s:\n${output}`)), 150_000);
+    const check = () => {
+      const match = output.match(/ready (http:\/\/\S+)/);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on("data", check);
+    exited.then((code) => reject(new Error(`npm start exited (${code}) before ready:\n${output}`)));
+  });
+  return {
+    baseUrl,
+    port,
+    workerPort,
+    output: () => output,
+    /** SIGTERM to `npm start` alone, as an operator's `kill` would send; the stack must stop its children. */
+    stop: () => {
+      stopped ??= (async () => {
+        if (child.pid && child.exitCode === null) process.kill(child.pid, "SIGTERM");
+        const code = await exited;
+        try {
+          if (child.pid) process.kill(-child.pid, "SIGKILL"); // Leftovers, if the stack failed to stop them.
+        } catch {
+          // None left: the expected case.
+        }
+        rmSync(stateDir, { recursive: true, force: true });
+        return code;
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Runs `npm run -s <script> -- args` against a stack and returns stdout, stderr and the exit code. */
+export function npmRun(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("npm", ["run", "-s", script, "--", ...args], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
