@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { adminRoutes } from "./admin/routes";
 import type { AppBindings } from "./env";
+import { internalRoutes } from "./internal/routes";
 import { validationHook } from "./lib/validation";
 import { identify, planGate, requireAuth } from "./middleware/auth";
 import { onError, onNotFound } from "./middleware/errors";
@@ -8,9 +9,12 @@ import { rateLimit } from "./middleware/rate-limit";
 import { requestContext } from "./middleware/request-id";
 import { accountRoutes } from "./routes/account";
 import { estimateRoutes } from "./routes/estimate";
+import { jobRoutes } from "./routes/jobs";
 import { mountOpenApi, OPENAPI_PATH } from "./routes/openapi";
+import { uploadRoutes } from "./routes/uploads";
+import { localStorageRoutes } from "./storage/local-routes";
 
-/** The edge API: /v1 (the spec), /admin (operators), /health. */
+/** The edge API: /v1 (the spec), /admin (operators), /internal (GPU workers), /storage (local presigned), /health. */
 export function createApp() {
   const app = new OpenAPIHono<AppBindings>({ defaultHook: validationHook });
   app.onError(onError);
@@ -19,6 +23,9 @@ export function createApp() {
 
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.route("/admin", adminRoutes);
+  app.route("/internal", internalRoutes);
+  // Presigned addresses of local mode (signature-checked, no API key).
+  app.route("/", localStorageRoutes);
 
   // The public description of the API: no key needed, but counted per client address.
   app.use(OPENAPI_PATH, identify, rateLimit);
@@ -29,5 +36,7 @@ export function createApp() {
   app.use("/v1/*", identify, rateLimit, requireAuth, planGate);
   app.route("/", accountRoutes);
   app.route("/", estimateRoutes);
+  app.route("/", uploadRoutes);
+  app.route("/", jobRoutes);
   return app;
 }

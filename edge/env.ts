@@ -1,3 +1,4 @@
+import type { JobMessage } from "./services/dispatch";
 import type { WorkspaceObject } from "./workspace/workspace-object";
 
 /** Bindings and secrets of the edge Worker (wrangler.toml, .dev.vars, or `wrangler secret`). */
@@ -5,14 +6,22 @@ export interface Env {
   DB: D1Database;
   BUCKET: R2Bucket;
   WORKSPACE: DurableObjectNamespace<WorkspaceObject>;
+  JOBS_QUEUE: Queue<JobMessage>;
   /** "local" (wrangler dev, tests) or "staging"/"production". */
   ENVIRONMENT: string;
+  /** The public origin of this Worker, for addresses made outside a request (scheduled tasks, queues). */
+  PUBLIC_BASE_URL: string;
   /** Bearer token of the admin API. */
   ADMIN_TOKEN: string;
   /** Shared secret of the GPU workers' internal API. */
   WORKER_SECRET: string;
   /** Key (base64, 32 bytes) that seals signing secrets at rest. */
   DATA_KEY: string;
+  /** R2's S3 API: when all four are set, uploads and results are presigned there (production). */
+  S3_ENDPOINT?: string;
+  S3_BUCKET?: string;
+  S3_ACCESS_KEY_ID?: string;
+  S3_SECRET_ACCESS_KEY?: string;
 }
 
 export type AppBindings = {

@@ -1,6 +1,10 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
+import { deadLetteredJobs } from "./services/dead-letters";
+import type { JobMessage } from "./services/dispatch";
+import { reapJobs } from "./services/reaper";
 import { renewDuePlans } from "./services/renewals";
+import { mediaStorage } from "./storage/media-storage";
 
 export { WorkspaceObject } from "./workspace/workspace-object";
 
@@ -9,6 +13,14 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(renewDuePlans(env, Date.now()));
+    const now = Date.now();
+    ctx.waitUntil(
+      Promise.all([renewDuePlans(env, now), reapJobs(env, mediaStorage(env, env.PUBLIC_BASE_URL), now)]),
+    );
+  },
+  async queue(batch, env) {
+    if (batch.queue.endsWith("-dlq")) {
+      await deadLetteredJobs(env, batch as MessageBatch<JobMessage>);
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -119,6 +119,8 @@ async function main(): Promise<void> {
     String(port),
     "--persist-to",
     stateDir,
+    "--var",
+    `PUBLIC_BASE_URL:http://127.0.0.1:${port}`,
     "--show-interactive-dev-session=false",
     "--log-level",
     process.env.WRANGLER_LOG_LEVEL ?? "warn",

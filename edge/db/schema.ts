@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Times are Unix milliseconds (integers); booleans are 0/1 integers.
 
@@ -50,4 +50,88 @@ export const apiKeys = sqliteTable(
     revokedAt: integer("revoked_at"),
   },
   (table) => [index("api_keys_workspace").on(table.workspaceId, sql`${table.createdAt} desc`)],
+);
+
+export const uploads = sqliteTable(
+  "uploads",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    filename: text("filename").notNull(),
+    contentType: text("content_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    /** R2 key of the file: uploads/<workspace>/<upload id>. */
+    objectKey: text("object_key").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    receivedAt: integer("received_at"),
+    /** The job this upload backs; set once (409 upload_already_used after that). */
+    jobId: text("job_id"),
+  },
+  (table) => [index("uploads_workspace").on(table.workspaceId, table.createdAt)],
+);
+
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    status: text("status").notNull(),
+    stage: text("stage"),
+    progress: real("progress").notNull().default(0),
+    source: text("source").notNull(),
+    uploadId: text("upload_id"),
+    videoUrl: text("video_url"),
+    filename: text("filename").notNull(),
+    durationSeconds: real("duration_seconds").notNull(),
+    width: integer("width"),
+    height: integer("height"),
+    sizeBytes: integer("size_bytes"),
+    credits: integer("credits").notNull(),
+    creditsRefunded: integer("credits_refunded", { mode: "boolean" }).notNull().default(false),
+    /** JSON array of the exact texts to erase, or null for automatic reading. */
+    texts: text("texts"),
+    /** JSON object of string to string. */
+    metadata: text("metadata").notNull().default("{}"),
+    resultKey: text("result_key"),
+    resultSizeBytes: integer("result_size_bytes"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    attempts: integer("attempts").notNull().default(0),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at"),
+    createdAt: integer("created_at").notNull(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [
+    index("jobs_workspace_created").on(table.workspaceId, table.createdAt, table.id),
+    index("jobs_workspace_status").on(table.workspaceId, table.status, table.createdAt),
+    index("jobs_lease").on(table.status, table.leaseExpiresAt),
+  ],
+);
+
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    type: text("type").notNull(),
+    jobId: text("job_id"),
+    /** The WebhookEvent body as delivered, JSON. */
+    payload: text("payload").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [
+    index("events_workspace_created").on(table.workspaceId, table.createdAt),
+    // Exactly one terminal event per job and type.
+    uniqueIndex("events_job_type").on(table.jobId, table.type),
+  ],
 );

@@ -11,6 +11,11 @@ export const ERROR_CODES = {
   resource_not_found: { status: 404, type: "not_found_error" },
   upload_already_used: { status: 409, type: "conflict_error" },
   idempotency_conflict: { status: 409, type: "conflict_error" },
+  // Not in the spec's table (README, decisions): the upload's file has not arrived (or never will).
+  upload_incomplete: { status: 409, type: "conflict_error" },
+  // Not in the spec's table: the local upload address itself refuses (signature, expiry, reuse).
+  signature_invalid: { status: 403, type: "permission_error" },
+  upload_already_received: { status: 409, type: "conflict_error" },
   video_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_format: { status: 422, type: "invalid_request_error" },
   unreadable_video: { status: 422, type: "invalid_request_error" },

@@ -15,6 +15,14 @@ CREATE TABLE IF NOT EXISTS ledger (
   pack_delta INTEGER NOT NULL,
   ref TEXT
 );
+CREATE TABLE IF NOT EXISTS reservations (
+  job_id TEXT PRIMARY KEY,
+  plan_part INTEGER NOT NULL,
+  pack_part INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'refunded')),
+  created_at INTEGER NOT NULL,
+  closed_at INTEGER
+);
 CREATE TABLE IF NOT EXISTS rate_windows (
   bucket TEXT PRIMARY KEY,
   window_start INTEGER NOT NULL,

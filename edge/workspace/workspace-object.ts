@@ -1,29 +1,41 @@
 import { DurableObject } from "cloudflare:workers";
+import { and, eq, inArray, isNull, sql as sqlTag } from "drizzle-orm";
+import { database } from "../db/client";
+import { jobs, uploads } from "../db/schema";
 import type { Env } from "../env";
+import { ACTIVE_STATUSES, dispatchJob } from "../services/dispatch";
+import { addCredits, type Balances, closeReservation, readBalances, record, reserve } from "./credits";
+import {
+  type CreateOutcome,
+  findAnswer,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyRequest,
+  keepAnswer,
+  replayOrConflict,
+  type StoredAnswer,
+} from "./idempotency";
 import { decide, type RateDecision, WINDOW_MS, windowStart } from "./rate-limit";
 import { WORKSPACE_SCHEMA } from "./schema";
 
-export interface Balances {
-  plan: number;
-  pack: number;
-}
+export type { Balances } from "./credits";
+export { type CreateOutcome, IDEMPOTENCY_TTL_MS, type IdempotencyRequest } from "./idempotency";
 
-export interface StoredAnswer {
-  fingerprint: string;
-  status: number;
+export interface JobDraft {
+  row: typeof jobs.$inferInsert;
+  /** The 201 answer (the Job as JSON), kept for Idempotency-Key replays. */
   body: string;
+  activeJobsLimit: number;
 }
-
-/** Idempotency-Key answers are kept this long (spec, Limits). */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * One per workspace (and one per client address for unauthenticated traffic, which uses only the
- * rate windows). It is the only writer of credits and idempotency records: each call runs alone
- * against its SQLite storage, so two requests can never spend the same credits twice.
+ * rate windows). It is the only writer of credits and idempotency records. Creations run one at a
+ * time through `serially`, so their checks (idempotency, upload reuse, active jobs, balance) and
+ * their writes cannot interleave: two requests can never spend the same credits or key twice.
  */
 export class WorkspaceObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -52,9 +64,7 @@ export class WorkspaceObject extends DurableObject<Env> {
   }
 
   balances(): Balances {
-    return this.sql
-      .exec<{ plan: number; pack: number }>("SELECT plan, pack FROM balances WHERE id = 1")
-      .one();
+    return readBalances(this.sql);
   }
 
   /** Adds credits (admin grants, purchases). Amounts are whole and not negative. */
@@ -64,10 +74,7 @@ export class WorkspaceObject extends DurableObject<Env> {
     if (!Number.isSafeInteger(plan) || !Number.isSafeInteger(pack) || plan < 0 || pack < 0) {
       throw new RangeError("credit amounts must be whole numbers of at least 0");
     }
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec("UPDATE balances SET plan = plan + ?, pack = pack + ? WHERE id = 1", plan, pack);
-      this.record(reason, plan, pack, null);
-    });
+    this.ctx.storage.transactionSync(() => addCredits(this.sql, plan, pack, reason));
     return this.balances();
   }
 
@@ -88,7 +95,7 @@ export class WorkspaceObject extends DurableObject<Env> {
         grant,
         closedPeriodEnd,
       );
-      this.record("plan_renewal", grant - plan, 0, String(closedPeriodEnd));
+      record(this.sql, "plan_renewal", grant - plan, 0, String(closedPeriodEnd));
       return true;
     });
     return { renewed, balances: this.balances() };
@@ -96,34 +103,96 @@ export class WorkspaceObject extends DurableObject<Env> {
 
   /** The answer stored for an Idempotency-Key, if one is still kept. */
   storedAnswer(scope: string, key: string, nowMs = Date.now()): StoredAnswer | null {
-    const rows = this.sql
-      .exec<{ fingerprint: string; status: number; body: string }>(
-        "SELECT fingerprint, status, body FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?",
-        scope,
-        key,
-        nowMs,
-      )
-      .toArray();
-    return rows[0] ?? null;
+    return findAnswer(this.sql, scope, key, nowMs);
   }
 
   /** Keeps an answer for 24 hours; the first answer stored for a key wins. */
   storeAnswer(scope: string, key: string, answer: StoredAnswer, nowMs = Date.now()): StoredAnswer {
-    const expiresAt = nowMs + IDEMPOTENCY_TTL_MS;
-    this.sql.exec(
-      `INSERT INTO idempotency (scope, key, fingerprint, status, body, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
-         body = excluded.body, expires_at = excluded.expires_at WHERE idempotency.expires_at <= ?`,
-      scope,
-      key,
-      answer.fingerprint,
-      answer.status,
-      answer.body,
-      expiresAt,
-      nowMs,
-    );
-    this.ensureAlarm(expiresAt);
-    return this.storedAnswer(scope, key, nowMs) ?? answer;
+    const kept = keepAnswer(this.sql, scope, key, answer, nowMs);
+    this.ensureAlarm(nowMs + IDEMPOTENCY_TTL_MS);
+    return kept;
+  }
+
+  /** Records an upload slot (POST /v1/uploads). */
+  createUpload(row: typeof uploads.$inferInsert, body: string, idempotency?: IdempotencyRequest) {
+    return this.serially(idempotency, async () => {
+      await database(this.env.DB).insert(uploads).values(row);
+      return { ok: true, status: 201, body, replayed: false };
+    });
+  }
+
+  /**
+   * Creates a job (POST /v1/jobs): checks the upload is unused and the active-jobs limit, reserves
+   * the credits, writes the job row and sends the job on the queue. A failed write gives the
+   * credits back at once.
+   */
+  createJob(draft: JobDraft, idempotency?: IdempotencyRequest) {
+    return this.serially(idempotency, async (): Promise<CreateOutcome> => {
+      const db = database(this.env.DB);
+      const { row } = draft;
+      if (row.uploadId) {
+        const used = await db
+          .select({ jobId: uploads.jobId })
+          .from(uploads)
+          .where(eq(uploads.id, row.uploadId))
+          .limit(1);
+        if (used[0]?.jobId) {
+          return {
+            ok: false,
+            code: "upload_already_used",
+            message: "This upload already backs a job.",
+            param: "upload_id",
+          };
+        }
+      }
+      const [active] = await db
+        .select({ count: sqlTag<number>`count(*)` })
+        .from(jobs)
+        .where(and(eq(jobs.workspaceId, row.workspaceId), inArray(jobs.status, ACTIVE_STATUSES)));
+      if ((active?.count ?? 0) >= draft.activeJobsLimit) {
+        return {
+          ok: false,
+          code: "rate_limited",
+          message: `The workspace has ${draft.activeJobsLimit} unfinished jobs, the most its plan allows. Retry when one finishes.`,
+          retryAfter: 30,
+        };
+      }
+      const reserved = this.ctx.storage.transactionSync(() => reserve(this.sql, row.id, row.credits));
+      if (!reserved) {
+        const { plan, pack } = readBalances(this.sql);
+        return {
+          ok: false,
+          code: "insufficient_credits",
+          message: `This video costs ${row.credits} credits and the workspace has ${plan + pack}.`,
+        };
+      }
+      try {
+        const claimUpload = row.uploadId
+          ? [
+              db
+                .update(uploads)
+                .set({ jobId: row.id })
+                .where(and(eq(uploads.id, row.uploadId), isNull(uploads.jobId))),
+            ]
+          : [];
+        await db.batch([db.insert(jobs).values(row), ...claimUpload]);
+      } catch (error) {
+        this.ctx.storage.transactionSync(() => closeReservation(this.sql, row.id, "refunded"));
+        throw error;
+      }
+      await dispatchJob(this.env, { job_id: row.id, workspace_id: row.workspaceId });
+      return { ok: true, status: 201, body: draft.body, replayed: false };
+    });
+  }
+
+  /** Returns a failed or canceled job's credits; true only for the call that did it. */
+  refundJob(jobId: string): boolean {
+    return this.ctx.storage.transactionSync(() => closeReservation(this.sql, jobId, "refunded"));
+  }
+
+  /** Keeps a succeeded job's credits for good. */
+  settleJob(jobId: string): boolean {
+    return this.ctx.storage.transactionSync(() => closeReservation(this.sql, jobId, "settled"));
   }
 
   /** Purges expired idempotency records and idle rate windows, then sleeps until the next expiry. */
@@ -140,15 +209,33 @@ export class WorkspaceObject extends DurableObject<Env> {
     if (next.at !== null) await this.ctx.storage.setAlarm(Math.max(next.at, now + 1000));
   }
 
-  private record(reason: string, planDelta: number, packDelta: number, ref: string | null): void {
-    this.sql.exec(
-      "INSERT INTO ledger (at, reason, plan_delta, pack_delta, ref) VALUES (?, ?, ?, ?, ?)",
-      Date.now(),
-      reason,
-      planDelta,
-      packDelta,
-      ref,
-    );
+  /**
+   * Runs creations one at a time. With an Idempotency-Key, a kept answer is replayed (or refused as
+   * a conflict when the body differs) and a new 2xx answer is kept; errors are not kept, so a retry
+   * after fixing the cause (adding credits, say) can succeed.
+   */
+  private serially(
+    idempotency: IdempotencyRequest | undefined,
+    work: () => Promise<CreateOutcome>,
+  ): Promise<CreateOutcome> {
+    const run = async (): Promise<CreateOutcome> => {
+      if (idempotency) {
+        const kept = findAnswer(this.sql, idempotency.scope, idempotency.key, Date.now());
+        if (kept) return replayOrConflict(kept, idempotency.fingerprint);
+      }
+      const outcome = await work();
+      if (idempotency && outcome.ok) {
+        this.storeAnswer(idempotency.scope, idempotency.key, {
+          fingerprint: idempotency.fingerprint,
+          status: outcome.status,
+          body: outcome.body,
+        });
+      }
+      return outcome;
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   /** Sets the alarm unless an earlier one is already pending. */

@@ -1,4 +1,5 @@
 import { SELF } from "cloudflare:test";
+import { inject } from "vitest";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "http://edge.test";
@@ -63,4 +64,90 @@ export function expectStandardHeaders(response: Response): void {
   for (const name of RATE_HEADERS) {
     if (!/^\d+$/.test(response.headers.get(name) ?? "")) throw new Error(`missing ${name}`);
   }
+}
+
+/** Address of a fixture on the loopback file server (see global-setup). */
+export function fixtureUrl(name: string, kind = "files"): string {
+  return `${inject("fixturesUrl")}/${kind}/${name}`;
+}
+
+export async function fixtureBytes(name: string): Promise<Uint8Array> {
+  return new Uint8Array(await (await fetch(fixtureUrl(name))).arrayBuffer());
+}
+
+export function postJson(path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
+  return api(path, {
+    method: "POST",
+    key,
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+export interface UploadAnswer {
+  id: string;
+  object: string;
+  upload_url: string;
+  method: string;
+  headers: Record<string, string>;
+  expires_at: string;
+}
+
+/** Creates an upload slot and, unless told otherwise, sends the fixture's bytes to it. */
+export async function uploadFixture(key: string, name: string, send = true): Promise<UploadAnswer> {
+  const bytes = await fixtureBytes(name);
+  const created = await postJson("/v1/uploads", key, {
+    filename: name,
+    content_type: name.endsWith(".mov") ? "video/quicktime" : "video/mp4",
+    size_bytes: bytes.length,
+  });
+  if (created.status !== 201) throw new Error(`upload create: ${created.status} ${await created.text()}`);
+  const upload = await created.json<UploadAnswer>();
+  if (send) {
+    const put = await SELF.fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: bytes });
+    if (put.status !== 200) throw new Error(`upload PUT: ${put.status} ${await put.text()}`);
+  }
+  return upload;
+}
+
+export interface JobAnswer {
+  id: string;
+  object: string;
+  status: string;
+  stage: string | null;
+  progress: number;
+  source: string;
+  input: {
+    filename: string;
+    duration_seconds: number;
+    width: number | null;
+    height: number | null;
+    size_bytes: number | null;
+  };
+  credits: number;
+  credits_refunded: boolean;
+  result: { url: string; expires_at: string; size_bytes: number | null } | null;
+  error: { code: string; message: string } | null;
+  metadata: Record<string, string>;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export async function createJob(
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<JobAnswer> {
+  const response = await postJson("/v1/jobs", key, body, headers);
+  if (response.status !== 201) throw new Error(`job create: ${response.status} ${await response.text()}`);
+  return response.json<JobAnswer>();
+}
+
+export async function balance(key: string): Promise<{ plan: number; pack: number; total: number }> {
+  return (
+    await (
+      await api("/v1/account", { key })
+    ).json<{ credits: { plan: number; pack: number; total: number } }>()
+  ).credits;
 }

@@ -27,6 +27,7 @@ export default defineProject(async () => {
       include: ["test/edge/**/*.test.ts"],
       root,
       setupFiles: ["test/edge/setup.ts"],
+      globalSetup: ["test/edge/global-setup.ts"],
       // Rate-limit bursts may wait for the next clock minute so they never straddle two windows.
       testTimeout: 90_000,
     },

@@ -1,0 +1,139 @@
+import { eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { database } from "../db/client";
+import { jobs, uploads } from "../db/schema";
+import type { AppBindings } from "../env";
+import { constantTimeEqual } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { parseJsonBody } from "../lib/validation";
+import { MAX_FILE_BYTES } from "../schemas/uploads";
+import { type Finish, finishJob } from "../services/job-lifecycle";
+import type { JobRow } from "../services/job-view";
+import { claimedJobView, claimJob, reportProgress } from "../services/leases";
+import { WORKER_STAGES } from "../services/stages";
+import { mediaStorage } from "../storage/media-storage";
+
+const workerId = z.string().min(1).max(100);
+const ProgressBody = z.object({
+  worker_id: workerId,
+  stage: z.enum(WORKER_STAGES),
+  progress: z.number().min(0).max(1),
+});
+const CompleteBody = z.discriminatedUnion("outcome", [
+  z.object({
+    worker_id: workerId,
+    outcome: z.literal("succeeded"),
+    result_size_bytes: z.number().int().min(1),
+  }),
+  z.object({
+    worker_id: workerId,
+    outcome: z.literal("failed"),
+    code: z.string().min(1).max(64),
+    message: z.string().min(1).max(1000),
+  }),
+]);
+
+/** Where a job's cleaned MP4 is stored. */
+export const resultKey = (row: Pick<JobRow, "workspaceId" | "id">) =>
+  `results/${row.workspaceId}/${row.id}.mp4`;
+
+/** A refusal the worker acts on (drop the message, retry it later, stop working): 409 with a reason. */
+function refusal(reason: string) {
+  return Response.json({ error: { code: "job_not_claimable", reason } }, { status: 409 });
+}
+
+/** The job, if this worker still holds its lease. */
+async function leasedJob(
+  env: AppBindings["Bindings"],
+  jobId: string,
+  worker: string,
+): Promise<JobRow | null> {
+  const [row] = await database(env.DB).select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  return row && row.leaseOwner === worker ? row : null;
+}
+
+/**
+ * The GPU workers' API (WORKER_SECRET bearer): claim a job (a lease), report progress (the
+ * heartbeat; the answer says when the job was canceled), get a result upload address, complete.
+ */
+export const internalRoutes = new Hono<AppBindings>()
+  .use(async (c, next) => {
+    const token = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/)?.[1] ?? "";
+    if (!c.env.WORKER_SECRET || !(await constantTimeEqual(token, c.env.WORKER_SECRET))) {
+      throw new ApiError(
+        "invalid_api_key",
+        "The internal API needs 'Authorization: Bearer <WORKER_SECRET>'.",
+      );
+    }
+    await next();
+  })
+  .post("/jobs/:id/claim", async (c) => {
+    const body = await parseJsonBody(c, z.object({ worker_id: workerId }));
+    const claim = await claimJob(c.env, c.req.param("id"), body.worker_id);
+    if (!claim.ok) return refusal(claim.reason);
+    const [upload] = claim.row.uploadId
+      ? await database(c.env.DB).select().from(uploads).where(eq(uploads.id, claim.row.uploadId)).limit(1)
+      : [];
+    const storage = mediaStorage(c.env, new URL(c.req.url).origin);
+    return c.json(await claimedJobView(claim.row, storage, upload?.objectKey ?? null));
+  })
+  .post("/jobs/:id/progress", async (c) => {
+    const body = await parseJsonBody(c, ProgressBody);
+    const result = await reportProgress(c.env, c.req.param("id"), body.worker_id, body.stage, body.progress);
+    if (!result.ok) return refusal(result.reason);
+    if (result.canceled) return c.json({ canceled: true });
+    return c.json({ canceled: false, lease_expires_at: new Date(result.leaseExpiresAt).toISOString() });
+  })
+  .post("/jobs/:id/result-target", async (c) => {
+    const body = await parseJsonBody(
+      c,
+      z.object({
+        worker_id: workerId,
+        size_bytes: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_FILE_BYTES * 2),
+      }),
+    );
+    const row = await leasedJob(c.env, c.req.param("id"), body.worker_id);
+    if (!row) return refusal("lease_lost");
+    const target = await mediaStorage(c.env, new URL(c.req.url).origin).uploadTarget({
+      key: resultKey(row),
+      contentType: "video/mp4",
+      sizeBytes: body.size_bytes,
+      expiresAt: Date.now() + 60 * 60 * 1000,
+    });
+    return c.json(target);
+  })
+  .post("/jobs/:id/complete", async (c) => {
+    const body = await parseJsonBody(c, CompleteBody);
+    const jobId = c.req.param("id");
+    const row = await leasedJob(c.env, jobId, body.worker_id);
+    if (!row) {
+      const [current] = await database(c.env.DB)
+        .select({ status: jobs.status })
+        .from(jobs)
+        .where(eq(jobs.id, jobId));
+      return refusal(current?.status === "canceled" ? "canceled" : "lease_lost");
+    }
+    let finish: Finish;
+    if (body.outcome === "succeeded") {
+      const stored = await c.env.BUCKET.head(resultKey(row));
+      if (stored?.size !== body.result_size_bytes) {
+        throw new ApiError(
+          "invalid_parameter",
+          "No stored result of that size: upload it first.",
+          "result_size_bytes",
+        );
+      }
+      finish = { status: "succeeded", resultKey: resultKey(row), resultSizeBytes: stored.size };
+    } else {
+      finish = { status: "failed", code: body.code, message: body.message };
+    }
+    const storage = mediaStorage(c.env, new URL(c.req.url).origin);
+    const done = await finishJob(c.env, storage, jobId, finish, body.worker_id);
+    if (!done.changed) return refusal(done.row.status === "canceled" ? "canceled" : "lease_lost");
+    return c.json({ status: done.row.status });
+  });

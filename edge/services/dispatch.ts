@@ -1,0 +1,30 @@
+import type { Env } from "../env";
+
+/** Statuses of a job that is not finished; analyzing and processing count as running. */
+export const ACTIVE_STATUSES = ["queued", "analyzing", "processing"];
+export const RUNNING_STATUSES = ["analyzing", "processing"];
+export const TERMINAL_STATUSES = ["succeeded", "failed", "canceled"];
+
+export interface JobMessage {
+  job_id: string;
+  workspace_id: string;
+}
+
+/**
+ * Sends a job to the GPU workers. A failed send is logged, not thrown: the job row stays queued
+ * and the scheduled reaper sends it again.
+ */
+export async function dispatchJob(env: Env, message: JobMessage): Promise<void> {
+  try {
+    await env.JOBS_QUEUE.send(message, { contentType: "json" });
+  } catch (error) {
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        event: "dispatch_failed",
+        job_id: message.job_id,
+        error: String(error),
+      }),
+    );
+  }
+}

@@ -1,0 +1,125 @@
+import { eq } from "drizzle-orm";
+import { database } from "../db/client";
+import { jobs } from "../db/schema";
+import type { Env } from "../env";
+import type { MediaStorage } from "../storage/media-storage";
+import { TERMINAL_STATUSES } from "./dispatch";
+import type { JobRow } from "./job-view";
+import { statusForStage, type WorkerStage } from "./stages";
+import { findWorkspace } from "./workspaces";
+
+/** A claim holds a job this long; every progress report (a heartbeat) extends it. */
+export const LEASE_MS = 60_000;
+/** Runs of one job before it fails for good (first try and two retries). */
+export const MAX_ATTEMPTS = 3;
+
+export type ClaimRefusal = "not_found" | "finished" | "leased" | "workspace_busy";
+
+export type ClaimResult = { ok: true; row: JobRow } | { ok: false; reason: ClaimRefusal };
+
+/**
+ * Gives a queued job to one worker. The single UPDATE checks the job is still queued and that the
+ * workspace runs fewer than its plan's concurrent_jobs, so two workers can never hold one job and
+ * a workspace never runs more jobs at once than its plan allows.
+ */
+export async function claimJob(env: Env, jobId: string, workerId: string): Promise<ClaimResult> {
+  const db = database(env.DB);
+  const [job] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  if (!job) return { ok: false, reason: "not_found" };
+  if (TERMINAL_STATUSES.includes(job.status)) return { ok: false, reason: "finished" };
+  if (job.status !== "queued") return { ok: false, reason: "leased" };
+  const workspace = await findWorkspace(db, job.workspaceId);
+  const limit = workspace?.limits.concurrentJobs ?? 1;
+  const now = Date.now();
+  const claimed = await env.DB.prepare(
+    `UPDATE jobs SET status = 'analyzing', stage = 'preparing', lease_owner = ?1, lease_expires_at = ?2,
+       attempts = attempts + 1, started_at = COALESCE(started_at, ?3), updated_at = ?3
+     WHERE id = ?4 AND status = 'queued'
+       AND (SELECT count(*) FROM jobs AS running WHERE running.workspace_id = jobs.workspace_id
+            AND running.status IN ('analyzing', 'processing')) < ?5
+     RETURNING id`,
+  )
+    .bind(workerId, now + LEASE_MS, now, jobId, limit)
+    .first<{ id: string }>();
+  const [after] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  if (claimed && after) return { ok: true, row: after };
+  if (!after || TERMINAL_STATUSES.includes(after.status)) return { ok: false, reason: "finished" };
+  return { ok: false, reason: after.status === "queued" ? "workspace_busy" : "leased" };
+}
+
+export type ProgressResult =
+  | { ok: true; canceled: false; leaseExpiresAt: number }
+  | { ok: true; canceled: true }
+  | { ok: false; reason: "lease_lost" | "not_found" };
+
+/**
+ * A worker's progress report and heartbeat: stage and status follow the report, progress never
+ * goes down, the lease is extended. The answer tells the worker when the job was canceled.
+ */
+export async function reportProgress(
+  env: Env,
+  jobId: string,
+  workerId: string,
+  stage: WorkerStage,
+  progress: number,
+): Promise<ProgressResult> {
+  const now = Date.now();
+  const leaseExpiresAt = now + LEASE_MS;
+  const updated = await env.DB.prepare(
+    `UPDATE jobs SET stage = ?1, status = ?2, progress = MAX(progress, ?3), lease_expires_at = ?4, updated_at = ?5
+     WHERE id = ?6 AND lease_owner = ?7 AND status IN ('analyzing', 'processing') RETURNING id`,
+  )
+    .bind(stage, statusForStage(stage), progress, leaseExpiresAt, now, jobId, workerId)
+    .first<{ id: string }>();
+  if (updated) return { ok: true, canceled: false, leaseExpiresAt };
+  const [job] = await database(env.DB)
+    .select({ status: jobs.status })
+    .from(jobs)
+    .where(eq(jobs.id, jobId))
+    .limit(1);
+  if (!job) return { ok: false, reason: "not_found" };
+  if (job.status === "canceled") return { ok: true, canceled: true };
+  return { ok: false, reason: "lease_lost" };
+}
+
+export interface ClaimedJob {
+  id: string;
+  workspace_id: string;
+  attempt: number;
+  texts: string[] | null;
+  input: {
+    filename: string;
+    duration_seconds: number;
+    width: number | null;
+    height: number | null;
+    size_bytes: number | null;
+  };
+  source: { type: "upload" | "url"; url: string };
+  lease_expires_at: string;
+}
+
+/** Everything a worker needs to run a claimed job; an upload is handed over as a presigned GET. */
+export async function claimedJobView(
+  row: JobRow,
+  storage: MediaStorage,
+  objectKey: string | null,
+): Promise<ClaimedJob> {
+  const sourceUrl = objectKey
+    ? await storage.downloadUrl(objectKey, Date.now() + 6 * 60 * 60 * 1000, row.filename)
+    : (row.videoUrl as string);
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    attempt: row.attempts,
+    texts: row.texts ? (JSON.parse(row.texts) as string[]) : null,
+    input: {
+      filename: row.filename,
+      duration_seconds: row.durationSeconds,
+      width: row.width,
+      height: row.height,
+      size_bytes: row.sizeBytes,
+    },
+    source: { type: objectKey ? "upload" : "url", url: sourceUrl },
+    lease_expires_at: new Date(row.leaseExpiresAt ?? Date.now()).toISOString(),
+  };
+}

@@ -1,0 +1,102 @@
+import { and, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
+import { database } from "../db/client";
+import { events, jobs } from "../db/schema";
+import type { Env } from "../env";
+import type { MediaStorage } from "../storage/media-storage";
+import { dispatchJob, RUNNING_STATUSES, TERMINAL_STATUSES } from "./dispatch";
+import { closeCredits, finishJob, recordTerminalEvent } from "./job-lifecycle";
+import { MAX_ATTEMPTS } from "./leases";
+
+const BATCH = 100;
+/** A queued job untouched this long is sent again (a lost dispatch); claims make duplicates harmless. */
+export const REDISPATCH_AFTER_MS = 15 * 60 * 1000;
+/** How far back the sweep looks for terminal jobs whose event was never recorded. */
+const RECONCILE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export interface ReaperReport {
+  retried: number;
+  failed: number;
+  redispatched: number;
+  reconciled: number;
+}
+
+/**
+ * The scheduled sweep that keeps every job moving and every credit accounted for:
+ * - a running job whose lease expired (its worker died) goes back to the queue with stage
+ *   `retrying`, or fails with `worker_lost` (credits returned) after MAX_ATTEMPTS runs;
+ * - a queued job whose dispatch was lost is sent again;
+ * - a job that ended while its refund or event was interrupted gets them now.
+ */
+export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): Promise<ReaperReport> {
+  const db = database(env.DB);
+  const report: ReaperReport = { retried: 0, failed: 0, redispatched: 0, reconciled: 0 };
+
+  const expired = await db
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.status, RUNNING_STATUSES), lt(jobs.leaseExpiresAt, nowMs)))
+    .limit(BATCH);
+  for (const job of expired) {
+    if (job.attempts >= MAX_ATTEMPTS) {
+      const message = `The job could not be finished after ${MAX_ATTEMPTS} attempts. Its credits were returned.`;
+      const done = await finishJob(
+        env,
+        storage,
+        job.id,
+        { status: "failed", code: "worker_lost", message },
+        job.leaseOwner ?? "",
+      );
+      if (done.changed) report.failed++;
+      continue;
+    }
+    const [requeued] = await db
+      .update(jobs)
+      .set({ status: "queued", stage: "retrying", leaseOwner: null, leaseExpiresAt: null, updatedAt: nowMs })
+      .where(and(eq(jobs.id, job.id), inArray(jobs.status, RUNNING_STATUSES), lt(jobs.leaseExpiresAt, nowMs)))
+      .returning({ id: jobs.id });
+    if (requeued) {
+      await dispatchJob(env, { job_id: job.id, workspace_id: job.workspaceId });
+      report.retried++;
+    }
+  }
+
+  const stale = await db
+    .select({ id: jobs.id, workspaceId: jobs.workspaceId })
+    .from(jobs)
+    .where(and(eq(jobs.status, "queued"), lt(jobs.updatedAt, nowMs - REDISPATCH_AFTER_MS)))
+    .limit(BATCH);
+  for (const job of stale) {
+    await db.update(jobs).set({ updatedAt: nowMs }).where(eq(jobs.id, job.id));
+    await dispatchJob(env, { job_id: job.id, workspace_id: job.workspaceId });
+    report.redispatched++;
+  }
+
+  const unrefunded = await db
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.status, ["failed", "canceled"]), eq(jobs.creditsRefunded, false)))
+    .limit(BATCH);
+  for (const job of unrefunded) {
+    await closeCredits(env, job);
+    report.reconciled++;
+  }
+
+  const withoutEvent = await db
+    .select({ job: jobs })
+    .from(jobs)
+    .leftJoin(events, and(eq(events.jobId, jobs.id), eq(events.type, sql`'job.' || ${jobs.status}`)))
+    .where(
+      and(
+        inArray(jobs.status, TERMINAL_STATUSES),
+        isNull(events.id),
+        lt(jobs.finishedAt, nowMs - 60_000),
+        gt(jobs.finishedAt, nowMs - RECONCILE_WINDOW_MS),
+      ),
+    )
+    .limit(BATCH);
+  for (const { job } of withoutEvent) {
+    await recordTerminalEvent(env, storage, job);
+    report.reconciled++;
+  }
+  return report;
+}
