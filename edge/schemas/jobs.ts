@@ -128,5 +128,9 @@ export const IdempotencyHeaderSchema = z.object({
     .min(1)
     .max(255, "Idempotency-Key is at most 255 characters")
     .optional()
-    .openapi({ param: { name: "Idempotency-Key", in: "header" } }),
+    .openapi({
+      param: { name: "idempotency-key", in: "header" },
+      description:
+        "Idempotency-Key (header names are case-insensitive): kept 24 hours; the same key with the same body replays the first answer with Idempotent-Replayed: true.",
+    }),
 });

@@ -1,5 +1,12 @@
-import { SELF } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  SELF,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { inject } from "vitest";
+import worker from "../../edge/index";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "http://edge.test";
@@ -150,4 +157,15 @@ export async function balance(key: string): Promise<{ plan: number; pack: number
       await api("/v1/account", { key })
     ).json<{ credits: { plan: number; pack: number; total: number } }>()
   ).credits;
+}
+
+/** Fires the Worker's scheduled handler (plan renewals, the job reaper) and waits for it. */
+export async function runCron(): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(
+    createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
 }

@@ -1,0 +1,238 @@
+import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../../edge/index";
+import { MAX_ATTEMPTS } from "../../edge/services/leases";
+import {
+  api,
+  balance,
+  createJob,
+  createWorkspace,
+  expectError,
+  fixtureBytes,
+  fixtureUrl,
+  type JobAnswer,
+  runCron,
+  uploadFixture,
+} from "./helpers";
+
+function internal(path: string, body: unknown, secret = "test-worker-secret") {
+  return SELF.fetch(`http://edge.test/internal${path}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+const claim = (jobId: string, worker = "w1") => internal(`/jobs/${jobId}/claim`, { worker_id: worker });
+const progress = (jobId: string, stage: string, value: number, worker = "w1") =>
+  internal(`/jobs/${jobId}/progress`, { worker_id: worker, stage, progress: value });
+
+async function getJob(key: string, id: string): Promise<JobAnswer> {
+  return (await api(`/v1/jobs/${id}`, { key })).json<JobAnswer>();
+}
+
+/** Stores a result the way a worker does: presigned PUT, then complete. */
+async function succeed(jobId: string, bytes: Uint8Array, worker = "w1"): Promise<Response> {
+  const target = await (
+    await internal(`/jobs/${jobId}/result-target`, { worker_id: worker, size_bytes: bytes.length })
+  ).json<{
+    url: string;
+    headers: Record<string, string>;
+  }>();
+  const put = await SELF.fetch(target.url, { method: "PUT", headers: target.headers, body: bytes });
+  expect(put.status).toBe(200);
+  return internal(`/jobs/${jobId}/complete`, {
+    worker_id: worker,
+    outcome: "succeeded",
+    result_size_bytes: bytes.length,
+  });
+}
+
+async function expireLease(jobId: string): Promise<void> {
+  await env.DB.prepare("UPDATE jobs SET lease_expires_at = ? WHERE id = ?")
+    .bind(Date.now() - 1000, jobId)
+    .run();
+}
+
+describe("internal worker API", () => {
+  it("refuses a wrong worker secret", async () => {
+    await expectError(
+      await internal("/jobs/job_x/claim", { worker_id: "w" }, "wrong"),
+      401,
+      "invalid_api_key",
+    );
+  });
+
+  it("claim hands the job to one worker, with a working presigned address of the upload", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const upload = await uploadFixture(api_key, "clip.mp4");
+    const job = await createJob(api_key, { upload_id: upload.id, texts: ["BUY NOW"] });
+    const response = await claim(job.id);
+    expect(response.status).toBe(200);
+    const claimed = await response.json<{
+      source: { type: string; url: string };
+      texts: string[];
+      attempt: number;
+    }>();
+    expect(claimed).toMatchObject({ source: { type: "upload" }, texts: ["BUY NOW"], attempt: 1 });
+    const download = await SELF.fetch(claimed.source.url);
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(await fixtureBytes("clip.mp4"));
+    const second = await claim(job.id, "w2");
+    expect(second.status).toBe(409);
+    expect(await second.json()).toMatchObject({ error: { reason: "leased" } });
+    expect(await getJob(api_key, job.id)).toMatchObject({
+      status: "analyzing",
+      stage: "preparing",
+      started_at: expect.any(String),
+    });
+  });
+
+  it("progress moves stage and status, never lowers progress, and tells the worker about a cancel", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    expect(await (await progress(job.id, "reading_text", 0.2)).json()).toMatchObject({ canceled: false });
+    expect(await getJob(api_key, job.id)).toMatchObject({
+      status: "analyzing",
+      stage: "reading_text",
+      progress: 0.2,
+    });
+    await progress(job.id, "cleaning", 0.6);
+    await progress(job.id, "cleaning", 0.4);
+    expect(await getJob(api_key, job.id)).toMatchObject({
+      status: "processing",
+      stage: "cleaning",
+      progress: 0.6,
+    });
+    expect((await progress(job.id, "cleaning", 0.7, "intruder")).status).toBe(409);
+    await api(`/v1/jobs/${job.id}/cancel`, { method: "POST", key: api_key });
+    expect(await (await progress(job.id, "cleaning", 0.8)).json()).toEqual({ canceled: true });
+    const late = await internal(`/jobs/${job.id}/complete`, {
+      worker_id: "w1",
+      outcome: "failed",
+      code: "x",
+      message: "y",
+    });
+    expect(await late.json()).toMatchObject({ error: { reason: "canceled" } });
+    expect((await balance(api_key)).total).toBe(1000);
+  });
+
+  it("a succeeded job shows a result URL valid one hour that downloads the cleaned file; credits stay spent", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    const result = await fixtureBytes("faststart.mp4");
+    expect((await succeed(job.id, result)).status).toBe(200);
+    const done = await getJob(api_key, job.id);
+    const resultUrl = done.result?.url ?? "";
+    expect(done).toMatchObject({
+      status: "succeeded",
+      stage: null,
+      progress: 1,
+      credits_refunded: false,
+      error: null,
+    });
+    expect(done.result?.size_bytes).toBe(result.length);
+    const validFor = Date.parse(done.result?.expires_at as string) - Date.now();
+    expect(validFor).toBeGreaterThan(59 * 60_000);
+    expect(validFor).toBeLessThanOrEqual(60 * 60_000);
+    const download = await SELF.fetch(resultUrl);
+    expect(download.headers.get("Content-Disposition")).toContain("clip-clean.mp4");
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(result);
+    const ranged = await SELF.fetch(resultUrl, { headers: { Range: "bytes=0-9" } });
+    expect(ranged.status).toBe(206);
+    expect((await ranged.arrayBuffer()).byteLength).toBe(10);
+    expect((await balance(api_key)).total).toBe(975);
+    const tampered = resultUrl.replace("expires=", "expires=9");
+    await expectError(await SELF.fetch(tampered), 403, "signature_invalid");
+    const events = await env.DB.prepare("SELECT type FROM events WHERE job_id = ?").bind(job.id).all();
+    expect(events.results.map((row) => row.type)).toEqual(["job.succeeded"]);
+  });
+
+  it("a failed job carries its code and message and gets its credits back once", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    const failed = {
+      worker_id: "w1",
+      outcome: "failed",
+      code: "unreadable_video",
+      message: "The file could not be decoded.",
+    };
+    expect((await internal(`/jobs/${job.id}/complete`, failed)).status).toBe(200);
+    expect((await internal(`/jobs/${job.id}/complete`, failed)).status).toBe(409);
+    expect(await getJob(api_key, job.id)).toMatchObject({
+      status: "failed",
+      credits_refunded: true,
+      error: { code: "unreadable_video", message: "The file could not be decoded." },
+    });
+    expect((await balance(api_key)).total).toBe(1000);
+  });
+
+  it("cancel racing completion: one wins, credits are refunded at most once, one event", async () => {
+    for (const order of ["cancel-first", "complete-first"]) {
+      const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+      const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+      await claim(job.id);
+      const failed = { worker_id: "w1", outcome: "failed", code: "engine_error", message: "boom" };
+      const cancel = () => api(`/v1/jobs/${job.id}/cancel`, { method: "POST", key: api_key });
+      const complete = () => internal(`/jobs/${job.id}/complete`, failed);
+      await Promise.all(order === "cancel-first" ? [cancel(), complete()] : [complete(), cancel()]);
+      const final = await getJob(api_key, job.id);
+      expect(["canceled", "failed"]).toContain(final.status);
+      expect(final.credits_refunded).toBe(true);
+      expect((await balance(api_key)).total).toBe(1000);
+      const events = await env.DB.prepare("SELECT type FROM events WHERE job_id = ?").bind(job.id).all();
+      expect(events.results).toHaveLength(1);
+    }
+  });
+
+  it("a workspace never runs more jobs at once than its plan's concurrent_jobs", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 }); // concurrent_jobs 3
+    const made: JobAnswer[] = [];
+    for (let i = 0; i < 4; i++) made.push(await createJob(api_key, { video_url: fixtureUrl("clip.mp4") }));
+    const answers = await Promise.all(made.map((job, i) => claim(job.id, `w${i}`)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 409]);
+  });
+});
+
+describe("reaper and dead letters", () => {
+  it("a job whose lease expired is retried (stage retrying), and fails refunded after the last attempt", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      expect((await claim(job.id, `w${attempt}`)).status).toBe(200);
+      await expireLease(job.id);
+      await runCron();
+      const after = await getJob(api_key, job.id);
+      if (attempt < MAX_ATTEMPTS) {
+        expect(after).toMatchObject({ status: "queued", stage: "retrying" });
+        expect((await balance(api_key)).total).toBe(975);
+      } else {
+        expect(after).toMatchObject({
+          status: "failed",
+          credits_refunded: true,
+          error: { code: "worker_lost" },
+        });
+        expect((await balance(api_key)).total).toBe(1000);
+      }
+    }
+  });
+
+  it("a dead-lettered message fails its job and refunds it", async () => {
+    const { api_key, workspace_id } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    const batch = createMessageBatch("adclean-jobs-dlq", [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: { job_id: job.id, workspace_id } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["m1"]);
+    expect(await getJob(api_key, job.id)).toMatchObject({
+      status: "failed",
+      error: { code: "dispatch_failed" },
+    });
+    expect((await balance(api_key)).total).toBe(1000);
+  });
+});
