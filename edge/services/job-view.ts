@@ -15,6 +15,17 @@ export function resultFilename(inputFilename: string): string {
   return `${base}-clean.mp4`;
 }
 
+/** What the job was made from (the Job's `input`). */
+export function jobInput(row: JobRow): Job["input"] {
+  return {
+    filename: row.filename,
+    duration_seconds: row.durationSeconds,
+    width: row.width,
+    height: row.height,
+    size_bytes: row.sizeBytes,
+  };
+}
+
 /** The Job as the API shows it; a succeeded job gets a fresh presigned result address. */
 export async function jobView(row: JobRow, storage: MediaStorage, nowMs = Date.now()): Promise<Job> {
   let result: Job["result"] = null;
@@ -33,13 +44,7 @@ export async function jobView(row: JobRow, storage: MediaStorage, nowMs = Date.n
     stage: row.stage as JobStage | null,
     progress: row.progress,
     source: row.source as Job["source"],
-    input: {
-      filename: row.filename,
-      duration_seconds: row.durationSeconds,
-      width: row.width,
-      height: row.height,
-      size_bytes: row.sizeBytes,
-    },
+    input: jobInput(row),
     credits: row.credits,
     credits_refunded: row.creditsRefunded,
     result,

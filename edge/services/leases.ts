@@ -2,9 +2,10 @@ import { eq } from "drizzle-orm";
 import { database } from "../db/client";
 import { jobs } from "../db/schema";
 import type { Env } from "../env";
+import type { Job } from "../schemas/jobs";
 import type { MediaStorage } from "../storage/media-storage";
 import { TERMINAL_STATUSES } from "./dispatch";
-import type { JobRow } from "./job-view";
+import { type JobRow, jobInput } from "./job-view";
 import { statusForStage, type WorkerStage } from "./stages";
 import { findWorkspace } from "./workspaces";
 
@@ -87,13 +88,7 @@ export interface ClaimedJob {
   workspace_id: string;
   attempt: number;
   texts: string[] | null;
-  input: {
-    filename: string;
-    duration_seconds: number;
-    width: number | null;
-    height: number | null;
-    size_bytes: number | null;
-  };
+  input: Job["input"];
   source: { type: "upload" | "url"; url: string };
   lease_expires_at: string;
 }
@@ -112,13 +107,7 @@ export async function claimedJobView(
     workspace_id: row.workspaceId,
     attempt: row.attempts,
     texts: row.texts ? (JSON.parse(row.texts) as string[]) : null,
-    input: {
-      filename: row.filename,
-      duration_seconds: row.durationSeconds,
-      width: row.width,
-      height: row.height,
-      size_bytes: row.sizeBytes,
-    },
+    input: jobInput(row),
     source: { type: objectKey ? "upload" : "url", url: sourceUrl },
     lease_expires_at: new Date(row.leaseExpiresAt ?? Date.now()).toISOString(),
   };

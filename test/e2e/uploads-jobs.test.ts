@@ -12,6 +12,10 @@ let fixtures: Record<string, string>;
 let key: string;
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-"));
 
+/** A JSON answer, loosely typed: the assertions say what it must hold. */
+// biome-ignore lint/suspicious/noExplicitAny: test answers are checked by assertions, not types
+type Answer = Record<string, any>;
+
 async function call(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${stack.baseUrl}${route}`, {
     method,
@@ -21,7 +25,7 @@ async function call(method: string, route: string, body?: unknown, headers: Reco
   return {
     status: response.status,
     headers: response.headers,
-    body: (await response.json()) as Record<string, any>,
+    body: (await response.json()) as Answer,
   };
 }
 

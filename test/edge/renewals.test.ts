@@ -1,12 +1,5 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../edge/index";
-import { admin, api, createWorkspace, expectError } from "./helpers";
+import { admin, api, createWorkspace, expectError, runCron } from "./helpers";
 
 interface AccountBody {
   plan: { id: string } | null;
@@ -15,16 +8,6 @@ interface AccountBody {
   cancel_at_period_end: boolean;
   credits: { plan: number; pack: number; total: number };
   limits: { api_access: boolean };
-}
-
-async function runCron(): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
 }
 
 async function endPeriodNow(workspaceId: string, extra: Record<string, unknown> = {}): Promise<void> {
