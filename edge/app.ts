@@ -3,6 +3,7 @@ import { adminRoutes } from "./admin/routes";
 import type { AppBindings } from "./env";
 import { internalRoutes } from "./internal/routes";
 import { validationHook } from "./lib/validation";
+import { MCP_PATH, mcpRoutes } from "./mcp/route";
 import { identify, planGate, requireAuth } from "./middleware/auth";
 import { onError, onNotFound } from "./middleware/errors";
 import { rateLimit } from "./middleware/rate-limit";
@@ -12,9 +13,13 @@ import { estimateRoutes } from "./routes/estimate";
 import { jobRoutes } from "./routes/jobs";
 import { mountOpenApi, OPENAPI_PATH } from "./routes/openapi";
 import { uploadRoutes } from "./routes/uploads";
+import { webhookRoutes } from "./routes/webhooks";
 import { localStorageRoutes } from "./storage/local-routes";
 
-/** The edge API: /v1 (the spec), /admin (operators), /internal (GPU workers), /storage (local presigned), /health. */
+/**
+ * The edge API: /v1 (the spec), /mcp (MCP server), /admin (operators), /internal (GPU workers),
+ * /storage (local presigned), /health.
+ */
 export function createApp() {
   const app = new OpenAPIHono<AppBindings>({ defaultHook: validationHook });
   app.onError(onError);
@@ -38,5 +43,10 @@ export function createApp() {
   app.route("/", estimateRoutes);
   app.route("/", uploadRoutes);
   app.route("/", jobRoutes);
+  app.route("/", webhookRoutes);
+
+  // The MCP server takes the same keys, headers and error envelope; its plan gate is per tool.
+  app.use(MCP_PATH, identify, rateLimit, requireAuth);
+  app.route("/", mcpRoutes);
   return app;
 }

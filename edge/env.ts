@@ -1,4 +1,5 @@
 import type { JobMessage } from "./services/dispatch";
+import type { WebhookMessage } from "./webhooks/delivery";
 import type { WorkspaceObject } from "./workspace/workspace-object";
 
 /** Bindings and secrets of the edge Worker (wrangler.toml, .dev.vars, or `wrangler secret`). */
@@ -7,6 +8,7 @@ export interface Env {
   BUCKET: R2Bucket;
   WORKSPACE: DurableObjectNamespace<WorkspaceObject>;
   JOBS_QUEUE: Queue<JobMessage>;
+  WEBHOOKS_QUEUE: Queue<WebhookMessage>;
   /** "local" (wrangler dev, tests) or "staging"/"production". */
   ENVIRONMENT: string;
   /** The public origin of this Worker, for addresses made outside a request (scheduled tasks, queues). */
@@ -17,6 +19,10 @@ export interface Env {
   WORKER_SECRET: string;
   /** Key (base64, 32 bytes) that seals signing secrets at rest. */
   DATA_KEY: string;
+  /** Local mode: the GPU worker the jobs queue's consumer offers jobs to. */
+  GPU_WORKER_URL?: string;
+  /** How long a webhook receiver may take to answer (default 15000). */
+  WEBHOOK_TIMEOUT_MS?: string;
   /** R2's S3 API: when all four are set, uploads and results are presigned there (production). */
   S3_ENDPOINT?: string;
   S3_BUCKET?: string;

@@ -1,10 +1,13 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
 import { deadLetteredJobs } from "./services/dead-letters";
-import type { JobMessage } from "./services/dispatch";
+import { JOBS_QUEUE_PREFIX, type JobMessage } from "./services/dispatch";
+import { pushJobsToWorker } from "./services/job-push";
 import { reapJobs } from "./services/reaper";
 import { renewDuePlans } from "./services/renewals";
 import { mediaStorage } from "./storage/media-storage";
+import { deliverWebhooks, WEBHOOKS_QUEUE_PREFIX } from "./webhooks/consumer";
+import type { WebhookMessage } from "./webhooks/delivery";
 
 export { WorkspaceObject } from "./workspace/workspace-object";
 
@@ -19,8 +22,12 @@ export default {
     );
   },
   async queue(batch, env) {
-    if (batch.queue.endsWith("-dlq")) {
+    if (batch.queue.startsWith(WEBHOOKS_QUEUE_PREFIX)) {
+      await deliverWebhooks(env, batch as MessageBatch<WebhookMessage>);
+    } else if (batch.queue.endsWith("-dlq")) {
       await deadLetteredJobs(env, batch as MessageBatch<JobMessage>);
+    } else if (batch.queue.startsWith(JOBS_QUEUE_PREFIX)) {
+      await pushJobsToWorker(env, batch as MessageBatch<JobMessage>);
     }
   },
 } satisfies ExportedHandler<Env>;

@@ -121,6 +121,8 @@ async function main(): Promise<void> {
     stateDir,
     "--var",
     `PUBLIC_BASE_URL:http://127.0.0.1:${port}`,
+    "--var",
+    `GPU_WORKER_URL:http://127.0.0.1:${workerPort}`,
     "--show-interactive-dev-session=false",
     "--log-level",
     process.env.WRANGLER_LOG_LEVEL ?? "warn",

@@ -13,17 +13,13 @@ import {
   createWorkspace,
   requireWorkspace,
   revokeKey,
-  setWebhookUrl,
 } from "../services/provisioning";
 import { renewDuePlans } from "../services/renewals";
+import { setEndpoint } from "../webhooks/endpoint";
 import { workspaceObject } from "../workspace/stub";
 
 const credits = z.number().int().min(0).max(1_000_000_000);
 const planChoice = z.enum(["none", ...PLAN_IDS]).transform((plan) => (plan === "none" ? null : plan));
-const httpUrl = z
-  .url({ protocol: /^https?$/ })
-  .max(2048)
-  .refine((url) => !new URL(url).username && !new URL(url).password, "URLs may not carry credentials");
 
 const CreateWorkspace = z.object({
   name: z.string().min(1).max(200).optional(),
@@ -85,8 +81,9 @@ export const adminRoutes = new Hono<AppBindings>()
     c.json(await revokeKey(database(c.env.DB), c.req.param("id"), c.req.param("keyId"))),
   )
   .put("/workspaces/:id/webhook", async (c) => {
-    const body = await parseJsonBody(c, z.object({ url: httpUrl }));
-    return c.json(await setWebhookUrl(c.env, database(c.env.DB), c.req.param("id"), body.url));
+    const body = await parseJsonBody(c, z.object({ url: z.string().min(1).max(2048) }));
+    const endpoint = await setEndpoint(c.env, database(c.env.DB), c.req.param("id"), body.url);
+    return c.json({ url: endpoint.url, signing_secret: endpoint.signing_secret });
   })
   .post("/workspaces/:id/credits", async (c) => {
     const body = await parseJsonBody(c, AddCredits);

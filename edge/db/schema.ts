@@ -28,6 +28,13 @@ export const workspaces = sqliteTable(
     webhookEnabled: integer("webhook_enabled", { mode: "boolean" }).notNull().default(true),
     /** The webhook signing secret, sealed with DATA_KEY (lib/secret-box). */
     signingSecretSealed: text("signing_secret_sealed").notNull(),
+    /** After a rotation, the old secret still signs deliveries (a second v1) until it expires. */
+    previousSigningSecretSealed: text("previous_signing_secret_sealed"),
+    previousSecretExpiresAt: integer("previous_secret_expires_at"),
+    /** Why the service switched the endpoint off: "gone" (410) or "failing" (three days of failures). */
+    webhookDisabledReason: text("webhook_disabled_reason"),
+    /** Start of the current run of failed deliveries; cleared by any success. */
+    webhookFailingSince: integer("webhook_failing_since"),
     createdAt: integer("created_at").notNull(),
   },
   (table) => [index("workspaces_renewal").on(table.currentPeriodEnd)],
@@ -128,10 +135,34 @@ export const events = sqliteTable(
     /** The WebhookEvent body as delivered, JSON. */
     payload: text("payload").notNull(),
     createdAt: integer("created_at").notNull(),
+    /** pending, delivered, failed (every attempt used or the endpoint switched off), skipped (no endpoint). */
+    deliveryStatus: text("delivery_status").notNull().default("pending"),
+    deliveryAttempts: integer("delivery_attempts").notNull().default(0),
+    deliveredAt: integer("delivered_at"),
   },
   (table) => [
     index("events_workspace_created").on(table.workspaceId, table.createdAt),
     // Exactly one terminal event per job and type.
     uniqueIndex("events_job_type").on(table.jobId, table.type),
   ],
+);
+
+/** One row per delivery attempt of an event (the dashboard's and the API's delivery log). */
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: text("id").primaryKey(),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id),
+    workspaceId: text("workspace_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    url: text("url").notNull(),
+    /** HTTP status of the answer, or null when none came (timeout, connection error, refused address). */
+    responseStatus: integer("response_status"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("webhook_attempts_event").on(table.eventId, table.createdAt)],
 );

@@ -1,10 +1,8 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { creditsForDuration, durationLabel } from "../billing/pricing";
-import { database } from "../db/client";
 import type { AppBindings } from "../env";
 import { errorResponses, jsonResponse } from "../schemas/common";
 import { EstimateQuerySchema, EstimateSchema } from "../schemas/estimate";
-import { listPlans } from "../services/workspaces";
+import { estimateCredits } from "../services/estimate";
 
 const getEstimate = createRoute({
   method: "get",
@@ -17,19 +15,5 @@ const getEstimate = createRoute({
 
 export const estimateRoutes = new OpenAPIHono<AppBindings>().openapi(getEstimate, async (c) => {
   const { duration_seconds } = c.req.valid("query");
-  const credits = creditsForDuration(duration_seconds);
-  const plans = await listPlans(database(c.env.DB));
-  return c.json(
-    {
-      object: "estimate" as const,
-      duration_seconds,
-      credits,
-      label: durationLabel(duration_seconds),
-      plans: plans.map((plan) => ({
-        plan: plan.id,
-        videos_per_month: Math.floor(plan.monthlyCredits / credits),
-      })),
-    },
-    200,
-  );
+  return c.json(await estimateCredits(c.env, duration_seconds), 200);
 });

@@ -60,3 +60,12 @@ export function errorResponses(...statuses: ErrorStatus[]) {
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, headers: STANDARD_HEADERS, content: { "application/json": { schema } } };
 }
+
+/** `limit` of a list endpoint: 1 to 100, default 20 (spec, Limits). */
+export const pageLimitParam = z
+  .string()
+  .regex(/^\d+$/, "limit must be a whole number from 1 to 100")
+  .transform(Number)
+  .refine((value) => value >= 1 && value <= 100, "limit must be a whole number from 1 to 100")
+  .optional()
+  .openapi({ param: { name: "limit", in: "query" }, type: "integer", minimum: 1, maximum: 100, default: 20 });

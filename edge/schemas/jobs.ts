@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { pageLimitParam } from "./common";
 
 export const JOB_STATUSES = ["queued", "analyzing", "processing", "succeeded", "failed", "canceled"] as const;
 export const JOB_STAGES = [
@@ -88,19 +89,7 @@ export const JobCreateSchema = z
 export type JobCreate = z.infer<typeof JobCreateSchema>;
 
 export const JobListQuerySchema = z.object({
-  limit: z
-    .string()
-    .regex(/^\d+$/, "limit must be a whole number from 1 to 100")
-    .transform(Number)
-    .refine((value) => value >= 1 && value <= 100, "limit must be a whole number from 1 to 100")
-    .optional()
-    .openapi({
-      param: { name: "limit", in: "query" },
-      type: "integer",
-      minimum: 1,
-      maximum: 100,
-      default: 20,
-    }),
+  limit: pageLimitParam,
   status: z
     .enum(JOB_STATUSES)
     .optional()

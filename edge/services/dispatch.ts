@@ -5,6 +5,9 @@ export const ACTIVE_STATUSES = ["queued", "analyzing", "processing"];
 export const RUNNING_STATUSES = ["analyzing", "processing"];
 export const TERMINAL_STATUSES = ["succeeded", "failed", "canceled"];
 
+/** Queues whose name starts with this carry jobs (adclean-jobs, per environment; -dlq for dead letters). */
+export const JOBS_QUEUE_PREFIX = "adclean-jobs";
+
 export interface JobMessage {
   job_id: string;
   workspace_id: string;

@@ -4,6 +4,7 @@ import { events, jobs } from "../db/schema";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import type { MediaStorage } from "../storage/media-storage";
+import { publishEvent } from "../webhooks/publish";
 import { workspaceObject } from "../workspace/stub";
 import { ACTIVE_STATUSES } from "./dispatch";
 import { type JobRow, jobView } from "./job-view";
@@ -95,7 +96,7 @@ export async function recordTerminalEvent(env: Env, storage: MediaStorage, row: 
     created_at: new Date(createdAt).toISOString(),
     data: { object: await jobView(row, storage, createdAt) },
   };
-  await database(env.DB)
+  const inserted = await database(env.DB)
     .insert(events)
     .values({
       id,
@@ -105,5 +106,7 @@ export async function recordTerminalEvent(env: Env, storage: MediaStorage, row: 
       payload: JSON.stringify(payload),
       createdAt,
     })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ id: events.id });
+  if (inserted.length > 0) await publishEvent(env, id, row.workspaceId, createdAt);
 }

@@ -6,7 +6,7 @@ import type { Env } from "../env";
 import { generateApiKey, generateSigningSecret } from "../lib/api-keys";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
-import { open, seal } from "../lib/secret-box";
+import { seal } from "../lib/secret-box";
 import { workspaceObject } from "../workspace/stub";
 import { findWorkspace, type WorkspaceRecord } from "./workspaces";
 
@@ -85,16 +85,6 @@ export async function revokeKey(db: Database, workspaceId: string, keyId: string
     throw new ApiError("resource_not_found", `No live key ${keyId} in workspace ${workspaceId}.`, "key_id");
   }
   return { key_id: keyId, revoked_at: new Date(revokedAt).toISOString() };
-}
-
-export async function setWebhookUrl(env: Env, db: Database, workspaceId: string, url: string) {
-  await requireWorkspace(db, workspaceId);
-  const rows = await db
-    .update(workspaces)
-    .set({ webhookUrl: url, webhookEnabled: true })
-    .where(eq(workspaces.id, workspaceId))
-    .returning({ sealed: workspaces.signingSecretSealed });
-  return { url, signing_secret: await open(env.DATA_KEY, (rows[0] as { sealed: string }).sealed) };
 }
 
 export interface SubscriptionChange {

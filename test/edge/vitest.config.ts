@@ -17,6 +17,8 @@ export default defineProject(async () => {
             ADMIN_TOKEN: "test-admin-token",
             WORKER_SECRET: "test-worker-secret",
             DATA_KEY: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+            // A receiver that never answers is given up on after this, not 15 s, to keep tests short.
+            WEBHOOK_TIMEOUT_MS: "500",
             TEST_MIGRATIONS: migrations,
           },
         },

@@ -1,0 +1,28 @@
+import type { Env } from "../env";
+import type { JobMessage } from "./dispatch";
+
+/** How long a job waits before it is offered again to a worker that had no free slot. */
+const BUSY_RETRY_SECONDS = 5;
+
+/**
+ * The local transport of the jobs queue: offers each job to the GPU worker over HTTP. The worker
+ * claims it before answering 202; 200 means the job needs no work (finished, or leased
+ * elsewhere): both ack. A busy or unreachable worker makes the message come back later.
+ * (Production workers pull from the queue over Cloudflare's HTTP API instead.)
+ */
+export async function pushJobsToWorker(env: Env, batch: MessageBatch<JobMessage>): Promise<void> {
+  for (const message of batch.messages) {
+    try {
+      const response = await fetch(`${env.GPU_WORKER_URL}/jobs`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${env.WORKER_SECRET}`, "Content-Type": "application/json" },
+        body: JSON.stringify(message.body),
+      });
+      await response.body?.cancel();
+      if (response.status === 200 || response.status === 202) message.ack();
+      else message.retry({ delaySeconds: BUSY_RETRY_SECONDS });
+    } catch {
+      message.retry({ delaySeconds: BUSY_RETRY_SECONDS * 2 });
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import { eq, sql } from "drizzle-orm";
+import { database } from "../db/client";
+import { events, webhookAttempts, workspaces } from "../db/schema";
+import { type Env, isLocal } from "../env";
+import { newId } from "../lib/ids";
+import { safeFetch, UrlNotAllowedError } from "../lib/url-policy";
+import { findWorkspace } from "../services/workspaces";
+import { type DisabledReason, signingSecrets } from "./endpoint";
+import {
+  DISABLE_AFTER_FAILING_MS,
+  MAX_QUEUE_DELAY_SECONDS,
+  nextDelaySeconds,
+  parseRetryAfter,
+} from "./schedule";
+import { SIGNATURE_HEADER, signatureHeader } from "./signature";
+
+export interface WebhookMessage {
+  event_id: string;
+  /** 1-based number of this attempt in the event's retry schedule. */
+  attempt: number;
+  /** Unix ms before which the attempt must not run (waits longer than a queue delay are chained). */
+  not_before: number;
+  /** A redelivery asked for through the API: sent even if the event was delivered before. */
+  manual?: boolean;
+}
+
+export const EVENT_ID_HEADER = "Service-Event-Id";
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+/** Puts an attempt on the webhooks queue, at most 12 hours ahead (the rest is chained on arrival). */
+export async function enqueueDelivery(env: Env, message: WebhookMessage, nowMs = Date.now()): Promise<void> {
+  const waitSeconds = Math.max(0, Math.ceil((message.not_before - nowMs) / 1000));
+  await env.WEBHOOKS_QUEUE.send(message, {
+    contentType: "json",
+    delaySeconds: Math.min(waitSeconds, MAX_QUEUE_DELAY_SECONDS),
+  });
+}
+
+interface AttemptResult {
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+  retryAfterSeconds: number | null;
+}
+
+/** One POST of the event to the endpoint: no redirects followed (a redirect is a failure), 15 s at most. */
+async function post(
+  env: Env,
+  url: string,
+  body: string,
+  eventId: string,
+  secrets: string[],
+): Promise<AttemptResult> {
+  const started = Date.now();
+  const headers = {
+    "Content-Type": "application/json",
+    "User-Agent": "adclean-webhooks/1.0",
+    [EVENT_ID_HEADER]: eventId,
+    [SIGNATURE_HEADER]: await signatureHeader(secrets, body, Math.floor(started / 1000)),
+  };
+  try {
+    const response = await safeFetch(
+      url,
+      {
+        method: "POST",
+        headers,
+        body,
+        signal: AbortSignal.timeout(Number(env.WEBHOOK_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS)),
+      },
+      { local: isLocal(env), maxRedirects: 0 },
+    );
+    await response.body?.cancel();
+    const isRedirect = response.status >= 300 && response.status < 400;
+    return {
+      status: response.status,
+      latencyMs: Date.now() - started,
+      error: isRedirect ? "redirects are not followed" : null,
+      retryAfterSeconds:
+        response.status === 429 ? parseRetryAfter(response.headers.get("Retry-After")) : null,
+    };
+  } catch (error) {
+    const reason =
+      error instanceof UrlNotAllowedError
+        ? `address not allowed: ${error.message}`
+        : error instanceof Error && error.name === "TimeoutError"
+          ? "timed out after 15 s"
+          : "connection failed";
+    return { status: null, latencyMs: Date.now() - started, error: reason, retryAfterSeconds: null };
+  }
+}
+
+/**
+ * Runs one delivery attempt from the webhooks queue: signs and POSTs the stored event, records the
+ * attempt, and on failure schedules the next one (or gives up). Any 2xx acknowledges; 410 Gone
+ * switches the endpoint off, and so do three days of failures.
+ */
+export async function handleWebhookMessage(
+  env: Env,
+  message: WebhookMessage,
+  nowMs = Date.now(),
+): Promise<void> {
+  if (message.not_before > nowMs + 1000) {
+    await enqueueDelivery(env, message, nowMs); // a wait longer than one queue delay: chain it
+    return;
+  }
+  const db = database(env.DB);
+  const [event] = await db.select().from(events).where(eq(events.id, message.event_id)).limit(1);
+  if (!event || (event.deliveryStatus === "delivered" && !message.manual)) return;
+  const workspace = await findWorkspace(db, event.workspaceId);
+  const [row] = await db.select().from(workspaces).where(eq(workspaces.id, event.workspaceId)).limit(1);
+  if (!workspace?.limits.webhooks || !row?.webhookUrl || !row.webhookEnabled) {
+    await db.update(events).set({ deliveryStatus: "skipped" }).where(eq(events.id, event.id));
+    return;
+  }
+  const result = await post(
+    env,
+    row.webhookUrl,
+    event.payload,
+    event.id,
+    await signingSecrets(env, row, nowMs),
+  );
+  await db.batch([
+    db.insert(webhookAttempts).values({
+      id: newId("dlv"),
+      eventId: event.id,
+      workspaceId: event.workspaceId,
+      attempt: message.attempt,
+      url: row.webhookUrl,
+      responseStatus: result.status,
+      latencyMs: result.latencyMs,
+      error: result.error,
+      createdAt: nowMs,
+    }),
+    db
+      .update(events)
+      .set({ deliveryAttempts: sql`${events.deliveryAttempts} + 1` })
+      .where(eq(events.id, event.id)),
+  ]);
+  if (result.status !== null && result.status >= 200 && result.status < 300) {
+    await db.batch([
+      db
+        .update(events)
+        .set({ deliveryStatus: "delivered", deliveredAt: nowMs })
+        .where(eq(events.id, event.id)),
+      db.update(workspaces).set({ webhookFailingSince: null }).where(eq(workspaces.id, row.id)),
+    ]);
+    return;
+  }
+  const failingSince = row.webhookFailingSince ?? nowMs;
+  const disable: DisabledReason | null =
+    result.status === 410 ? "gone" : nowMs - failingSince >= DISABLE_AFTER_FAILING_MS ? "failing" : null;
+  await db
+    .update(workspaces)
+    .set(
+      disable
+        ? { webhookEnabled: false, webhookDisabledReason: disable, webhookFailingSince: failingSince }
+        : { webhookFailingSince: failingSince },
+    )
+    .where(eq(workspaces.id, row.id));
+  const delay = disable ? null : nextDelaySeconds(message.attempt, result.retryAfterSeconds);
+  if (delay === null) {
+    await db.update(events).set({ deliveryStatus: "failed" }).where(eq(events.id, event.id));
+    return;
+  }
+  await enqueueDelivery(
+    env,
+    { event_id: event.id, attempt: message.attempt + 1, not_before: nowMs + delay * 1000 },
+    nowMs,
+  );
+}

@@ -1,0 +1,30 @@
+import { eq } from "drizzle-orm";
+import { database } from "../db/client";
+import { events, workspaces } from "../db/schema";
+import type { Env } from "../env";
+import { findWorkspace } from "../services/workspaces";
+import { enqueueDelivery } from "./delivery";
+
+/**
+ * Sends a stored event on its way: the first attempt goes on the webhooks queue at once when the
+ * workspace has an enabled endpoint and a plan with webhooks; otherwise the event is marked skipped.
+ */
+export async function publishEvent(
+  env: Env,
+  eventId: string,
+  workspaceId: string,
+  nowMs = Date.now(),
+): Promise<void> {
+  const db = database(env.DB);
+  const workspace = await findWorkspace(db, workspaceId);
+  const [row] = await db
+    .select({ url: workspaces.webhookUrl, enabled: workspaces.webhookEnabled })
+    .from(workspaces)
+    .where(eq(workspaces.id, workspaceId))
+    .limit(1);
+  if (!workspace?.limits.webhooks || !row?.url || !row.enabled) {
+    await db.update(events).set({ deliveryStatus: "skipped" }).where(eq(events.id, eventId));
+    return;
+  }
+  await enqueueDelivery(env, { event_id: eventId, attempt: 1, not_before: nowMs }, nowMs);
+}

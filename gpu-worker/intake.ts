@@ -1,0 +1,58 @@
+import type { EdgeClient } from "./edge-client";
+import { type RunnerDeps, runJob } from "./runner";
+
+export type IntakeAnswer =
+  | { status: 202; body: { accepted: string } }
+  | { status: 200; body: { dropped: string } }
+  | { status: 503; body: { busy: string } };
+
+/** Refusals that mean the message is done with: the job ended, or another worker holds it. */
+const DROP = new Set(["finished", "leased", "not_found", "canceled"]);
+
+/**
+ * Takes a job offered by the queue only when a slot is free, and claims it from the edge before any
+ * work: a 202 means this worker now holds it; 200 means drop the message (finished or leased
+ * elsewhere); 503 means offer it again later (no free slot, or its workspace is at its limit).
+ */
+export class JobIntake {
+  private running = 0;
+  private readonly active = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly slots: number,
+    private readonly client: EdgeClient,
+    private readonly deps: RunnerDeps,
+  ) {}
+
+  get busy(): number {
+    return this.running;
+  }
+
+  async offer(jobId: string): Promise<IntakeAnswer> {
+    if (this.running >= this.slots) return { status: 503, body: { busy: "no free slot" } };
+    this.running++;
+    let started = false;
+    try {
+      const claim = await this.client.claim(jobId);
+      if ("refused" in claim) {
+        return DROP.has(claim.refused)
+          ? { status: 200, body: { dropped: claim.refused } }
+          : { status: 503, body: { busy: claim.refused } };
+      }
+      const run = runJob(claim.claimed, this.deps).finally(() => {
+        this.running--;
+        this.active.delete(run);
+      });
+      this.active.add(run);
+      started = true;
+      return { status: 202, body: { accepted: jobId } };
+    } finally {
+      if (!started) this.running--;
+    }
+  }
+
+  /** Resolves when every running job has ended (graceful shutdown, tests). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.active]);
+  }
+}

@@ -1,0 +1,81 @@
+import { mkdir, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { WorkerConfig } from "./config";
+import { DownloadError, downloadSource } from "./download";
+import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client";
+import type { CleanVideo } from "./engine-contract";
+import { ProgressReporter } from "./progress";
+import { uploadFile } from "./upload";
+
+/** Codes a customer can act on; anything else is our fault and says so. */
+const CUSTOMER_CODES = new Set([
+  "unreadable_video",
+  "unsupported_format",
+  "video_too_large",
+  "url_not_allowed",
+]);
+
+function failureOf(error: unknown): { code: string; message: string } {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && CUSTOMER_CODES.has(code) && error instanceof Error) {
+    return { code, message: error.message };
+  }
+  return {
+    code: "processing_failed",
+    message: "The video could not be cleaned because of an error on our side. Its credits were returned.",
+  };
+}
+
+export interface RunnerDeps {
+  config: WorkerConfig;
+  client: EdgeClient;
+  clean: CleanVideo;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+/**
+ * Runs one claimed job end to end: download, clean, upload the result, complete. A cancel seen in
+ * a progress answer aborts everything within moments (ffmpeg children killed by the engine's
+ * AbortSignal), uploads nothing and leaves no temporary file. Failures are reported with a code.
+ */
+export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<"succeeded" | "failed" | "stopped"> {
+  const { config, client, clean } = deps;
+  const log = deps.log ?? (() => undefined);
+  const dir = path.join(config.workDir, `${job.id}-${job.attempt}`);
+  const controller = new AbortController();
+  const reporter = new ProgressReporter(client, job.id, (reason) => controller.abort(new Error(reason)));
+  await mkdir(dir, { recursive: true });
+  try {
+    const input = path.join(dir, "input.mp4");
+    const output = path.join(dir, "clean.mp4");
+    reporter.update("downloading", 0);
+    await downloadSource(job.source.url, input, { local: config.local, signal: controller.signal });
+    await clean(input, output, {
+      texts: job.texts,
+      signal: controller.signal,
+      onProgress: (stage, fraction) => reporter.update(stage, fraction),
+    });
+    reporter.update("finalizing", 0);
+    await reporter.flush();
+    controller.signal.throwIfAborted();
+    const { size } = await stat(output);
+    await uploadFile(output, await client.resultTarget(job.id, size), controller.signal);
+    reporter.stop();
+    await client.succeed(job.id, size);
+    log({ event: "job_succeeded", job_id: job.id, size_bytes: size });
+    return "succeeded";
+  } catch (error) {
+    reporter.stop();
+    if (controller.signal.aborted || error instanceof LeaseLostError) {
+      log({ event: "job_stopped", job_id: job.id, reason: String(controller.signal.reason ?? error) });
+      return "stopped";
+    }
+    const failure =
+      error instanceof DownloadError ? { code: error.code, message: error.message } : failureOf(error);
+    log({ event: "job_failed", job_id: job.id, code: failure.code, error: String(error) });
+    await client.fail(job.id, failure.code, failure.message).catch(() => undefined);
+    return "failed";
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,161 @@
+import { SELF } from "cloudflare:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { describe, expect, it } from "vitest";
+import {
+  api,
+  balance,
+  createWorkspace,
+  expectError,
+  expectStandardHeaders,
+  fixtureBytes,
+  fixtureUrl,
+} from "./helpers";
+
+const MCP_URL = new URL("http://edge.test/mcp");
+
+/** The SDK's client over Streamable HTTP, sent into the Worker under test. */
+async function connect(key: string): Promise<Client> {
+  // The client too would compile schemas with ajv (`new Function`), which workerd forbids.
+  const client = new Client(
+    { name: "edge-test", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  const transport = new StreamableHTTPClientTransport(MCP_URL, {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    fetch: (url, init) => SELF.fetch(url, init),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function errorOf(result: CallToolResult) {
+  expect(result.isError).toBe(true);
+  return (result.structuredContent as { error: { code: string; type: string; param?: string } }).error;
+}
+
+describe("/mcp in the Worker", () => {
+  it("refuses a request without a key with the API's 401, request id and rate headers", async () => {
+    const response = await api("/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expectStandardHeaders(response);
+    await expectError(response, 401, "invalid_api_key");
+  });
+
+  it("answers a keyed POST as an event stream carrying the API's request id and rate headers", async () => {
+    const { api_key } = await createWorkspace();
+    const response = await api("/mcp", {
+      method: "POST",
+      key: api_key,
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toBe("text/event-stream");
+    expectStandardHeaders(response);
+    expect(await response.text()).toContain("wait_for_job");
+  });
+
+  it("answers GET with 405: the server is stateless and offers no standalone stream", async () => {
+    const { api_key } = await createWorkspace();
+    const response = await api("/mcp", { key: api_key, headers: { Accept: "text/event-stream" } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("Allow")).toBe("POST");
+    expectStandardHeaders(response);
+  });
+
+  it("validates arguments before running a tool: invalid_parameter names the argument", async () => {
+    const client = await connect((await createWorkspace()).api_key);
+    expect(errorOf(await call(client, "estimate_credits", { duration_seconds: 0 }))).toMatchObject({
+      code: "invalid_parameter",
+      type: "invalid_request_error",
+      param: "duration_seconds",
+    });
+    expect(errorOf(await call(client, "list_jobs", { limit: 101 })).param).toBe("limit");
+    expect(errorOf(await call(client, "get_job", { id: "job_x" })).code).toBe("invalid_parameter");
+    expect(
+      errorOf(await call(client, "create_job", { upload_id: "up_1", video_url: "http://x" })).param,
+    ).toBe("video_url");
+    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await client.close();
+  });
+
+  it("creates an upload, takes the PUT, then a job from it with source mcp; an idempotency_key replays", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 500 });
+    const client = await connect(api_key);
+    const bytes = await fixtureBytes("clip.mp4");
+    const upload = await call(client, "create_upload", {
+      filename: "ad.mp4",
+      content_type: "video/mp4",
+      size_bytes: bytes.length,
+    });
+    const slot = upload.structuredContent as {
+      id: string;
+      upload_url: string;
+      headers: Record<string, string>;
+    };
+    expect(upload.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("PUT") });
+    const put = await SELF.fetch(slot.upload_url, { method: "PUT", headers: slot.headers, body: bytes });
+    expect(put.status).toBe(200);
+
+    const args = { upload_id: slot.id, texts: ["SALE"], idempotency_key: "mcp-1" };
+    const created = await call(client, "create_job", args);
+    expect(created.structuredContent).toMatchObject({ status: "queued", source: "mcp", credits: 25 });
+    const replay = await call(client, "create_job", args);
+    expect((replay.structuredContent as { id: string }).id).toBe(
+      (created.structuredContent as { id: string }).id,
+    );
+    expect(replay.content[0]).toMatchObject({ text: expect.stringContaining("replayed") });
+    expect(await balance(api_key)).toMatchObject({ total: 475 });
+
+    const again = await call(client, "create_job", { upload_id: slot.id });
+    expect(errorOf(again)).toMatchObject({ code: "upload_already_used", param: "upload_id" });
+    await client.close();
+  });
+
+  it("wait_for_job sends progress while a job is queued and returns it when the time is up", async () => {
+    const { api_key } = await createWorkspace();
+    const client = await connect(api_key);
+    const created = await call(client, "create_job", { video_url: fixtureUrl("clip.mp4") });
+    const { id } = created.structuredContent as { id: string };
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const waited = (await client.callTool(
+      { name: "wait_for_job", arguments: { job_id: id, timeout_seconds: 1 } },
+      undefined,
+      {
+        onprogress: (notification) => progress.push(notification),
+      },
+    )) as CallToolResult;
+    expect(waited.structuredContent).toMatchObject({ id, status: "queued" });
+    expect(waited.content[0]).toMatchObject({ text: expect.stringContaining("Still not finished") });
+    expect(progress).toEqual([{ progress: 0, total: 1, message: "queued: queued" }]);
+    await client.close();
+  });
+
+  it("applies the /v1 plan gate per tool: a starter workspace gets the account, not jobs", async () => {
+    const { api_key } = await createWorkspace({ plan: "starter" });
+    const client = await connect(api_key);
+    const account = await call(client, "get_account");
+    expect(account.structuredContent).toMatchObject({ object: "account", limits: { api_access: false } });
+    expect(
+      (await call(client, "estimate_credits", { duration_seconds: 61.2 })).structuredContent,
+    ).toMatchObject({
+      credits: 155,
+    });
+    expect(errorOf(await call(client, "create_job", { video_url: fixtureUrl("clip.mp4") }))).toMatchObject({
+      code: "plan_required",
+      type: "permission_error",
+    });
+    expect(errorOf(await call(client, "list_jobs")).code).toBe("plan_required");
+    await client.close();
+  });
+});
