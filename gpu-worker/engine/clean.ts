@@ -1,0 +1,128 @@
+import type { CleanOptions, CleanSummary } from "../engine-contract";
+import { fillFrame, type MaskedFrame, type PreviousFill } from "./fill";
+import { decodeFrames, openEncoder } from "./media/frames";
+import { probeVideo } from "./media/probe";
+import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
+import { analyseVideo, type TextTrack } from "./pipeline/analyse";
+import { markTextLine } from "./pipeline/masks";
+import { boxAt } from "./pipeline/tracks";
+import { dilate, residualText } from "./pipeline/verify";
+
+/** Frames on each side of the one being filled, kept in memory as sources: the bounded window. */
+const WINDOW_RADIUS = 3;
+/** Every this many cleaned frames, the cleaned region is read again for leftover text. */
+const VERIFY_EVERY = 4;
+const WIDEN_PIXELS = 4;
+
+export interface EngineOptions extends CleanOptions {
+  /** A loaded OCR engine to reuse (the worker keeps one); otherwise one is opened for this call. */
+  ocr?: OcrEngine;
+}
+
+/** The mask of one frame: every line to erase that is on screen then. */
+function frameMask(frame: RgbFrame, index: number, tracks: TextTrack[]): Uint8Array | null {
+  const active = tracks.filter(({ track }) => track.first <= index && index <= track.last);
+  if (active.length === 0) return null;
+  const mask = new Uint8Array(frame.width * frame.height);
+  for (const { track } of active) markTextLine(frame, boxAt(track, index), mask);
+  return mask;
+}
+
+/**
+ * Cleans a video: the analysis pass finds the lines to erase and when they are on screen; the
+ * cleaning pass streams full-resolution frames through a window of ±3 frames, fills the masked
+ * pixels from the neighbours (then spatially), checks the cleaned regions for leftover text (one
+ * wider second try on a find), and encodes. Frames without text pass through untouched.
+ */
+export async function cleanVideo(
+  input: string,
+  output: string,
+  options: EngineOptions = {},
+): Promise<CleanSummary> {
+  const { signal } = options;
+  const report = options.onProgress ?? (() => undefined);
+  const probe = await probeVideo(input, signal);
+  const ocr = options.ocr ?? (await createOcrEngine());
+  try {
+    // With the customer's texts there is no automatic reading: the pass only locates those lines.
+    const locating = options.texts ? "masking" : "reading_text";
+    const analysis = await analyseVideo(input, probe, {
+      ocr,
+      texts: options.texts ?? null,
+      ...(signal ? { signal } : {}),
+      onProgress: (fraction) => report(locating, fraction),
+    });
+    const tracks = analysis.tracks.filter((t) => t.erase);
+    report("masking", 1);
+
+    const encoder = openEncoder(input, output, probe, signal ? { signal } : {});
+    const window: Array<MaskedFrame & { index: number; ptsSeconds: number; hasText: boolean }> = [];
+    // Frames without text share one empty mask (neighbours still need one), never written to.
+    const noText = new Uint8Array(probe.width * probe.height);
+    let previous: PreviousFill | undefined;
+    let cleaned = 0;
+    let residualLines = 0;
+
+    /** Writes frame `index`, which must be in `window`, filled when it has a mask. */
+    const emit = async (index: number) => {
+      const center = index - (window[0]?.index ?? 0);
+      const item = window[center];
+      if (!item) return;
+      if (!item.hasText) {
+        await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: item.frame.data });
+        previous = undefined;
+        return;
+      }
+      let result = await fillFrame(window, center, previous, { windowRadius: WINDOW_RADIUS });
+      if (cleaned++ % VERIFY_EVERY === 0) {
+        const leftover = await residualText(ocr, result.frame, item.mask);
+        if (leftover.length > 0) {
+          const widened = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
+          for (const box of leftover) markTextLine(item.frame, box, widened);
+          const retry = window.map((w, i) => (i === center ? { ...w, mask: widened } : w));
+          result = await fillFrame(retry, center, previous, { windowRadius: WINDOW_RADIUS });
+          residualLines += (await residualText(ocr, result.frame, widened)).length;
+        }
+      }
+      previous = { frame: result.frame, filledMask: result.synthesized };
+      await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: result.frame.data });
+    };
+    let next = 0;
+    /** Emits every frame whose future neighbours have arrived (all of them at the end), in order. */
+    const emitReady = async (lastArrived: number, ended: boolean) => {
+      while (next <= lastArrived && (ended || next + WINDOW_RADIUS <= lastArrived)) {
+        await emit(next++);
+        while ((window[0]?.index ?? next) < next - WINDOW_RADIUS) window.shift();
+      }
+    };
+
+    try {
+      let lastArrived = -1;
+      for await (const frame of decodeFrames(input, probe, signal ? { signal } : {})) {
+        const rgb = { width: probe.width, height: probe.height, data: frame.data };
+        const mask = frameMask(rgb, frame.index, tracks);
+        window.push({
+          frame: rgb,
+          mask: mask ?? noText,
+          hasText: mask !== null,
+          index: frame.index,
+          ptsSeconds: frame.ptsSeconds,
+        });
+        lastArrived = frame.index;
+        await emitReady(lastArrived, false);
+        report("cleaning", (frame.index + 1) / Math.max(1, probe.frameCount));
+      }
+      await emitReady(lastArrived, true);
+      report("verifying", 1);
+      report("assembling", 0);
+      await encoder.finish();
+      report("assembling", 1);
+    } catch (error) {
+      encoder.abort();
+      throw error;
+    }
+    return { frames: analysis.frames, linesErased: tracks.length, residualLines };
+  } finally {
+    if (!options.ocr) await ocr.close();
+  }
+}

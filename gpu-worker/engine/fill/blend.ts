@@ -1,0 +1,73 @@
+import { type CropWork, Source } from "./crop";
+
+/**
+ * Hides seams where pixels borrowed from other frames meet the frame's own: on the ring just outside
+ * the mask the difference between the frame and what the borrowed frames show there (exposure drift,
+ * slight misalignment) is measured, smoothed, and added to the borrowed fill with a weight falling
+ * from 1 at the mask's edge to 0 `band` pixels inside; offsets above `maxOffset` are ignored. Only
+ * masked pixels change; when the borrowed frames match exactly the correction is zero.
+ */
+export function featherSeams(
+  work: CropWork,
+  ringEstimate: Float32Array,
+  geometry: { band: number; ringWidth: number; maxOffset: number },
+): void {
+  const { band, ringWidth, maxOffset } = geometry;
+  const { rect, frame, outside, inside, source, fill } = work;
+  const { width, height } = rect;
+  // Per pixel: R, G, B differences and a weight of 1 where the ring has an estimate.
+  const offsets = new Float32Array(width * height * 4);
+  for (let i = 0; i < outside.length; i += 1) {
+    const distance = outside[i] as number;
+    if (distance <= 0 || distance > ringWidth || Number.isNaN(ringEstimate[i * 3])) continue;
+    const at = ((rect.y + Math.floor(i / width)) * frame.width + rect.x + (i % width)) * 3;
+    const offset = [0, 1, 2].map((c) => (frame.data[at + c] as number) - (ringEstimate[i * 3 + c] as number));
+    // Larger offsets are text the mask missed (halo, shadow), not drift: blending them in would smear it.
+    if (offset.reduce((sum, value) => sum + Math.abs(value), 0) / 3 > maxOffset) continue;
+    offsets.set(offset, i * 4);
+    offsets[i * 4 + 3] = 1;
+  }
+  // Wide enough that the deepest feathered pixel still sees the ring.
+  const smoothed = boxFilter(offsets, width, height, band + ringWidth);
+  for (let i = 0; i < inside.length; i += 1) {
+    const depth = inside[i] as number;
+    if (source[i] !== Source.neighbours || depth > band) continue;
+    const weight = smoothed[i * 4 + 3] as number;
+    if (weight <= 0) continue;
+    const falloff = (band + 1 - depth) / band;
+    for (let c = 0; c < 3; c += 1) {
+      fill[i * 3 + c] = (fill[i * 3 + c] as number) + (falloff * (smoothed[i * 4 + c] as number)) / weight;
+    }
+  }
+}
+
+/** Sums over a (2*radius+1)^2 box of a 4-channel image, separably with running sums. */
+function boxFilter(image: Float32Array, width: number, height: number, radius: number): Float32Array {
+  const rows = new Float32Array(image.length);
+  for (let y = 0; y < height; y += 1) runningSum(image, rows, y * width * 4, 4, width, radius);
+  const boxes = new Float32Array(image.length);
+  for (let x = 0; x < width; x += 1) runningSum(rows, boxes, x * 4, width * 4, height, radius);
+  return boxes;
+}
+
+/** Windowed sums along one line of `count` 4-channel pixels, `stride` floats apart. */
+function runningSum(
+  input: Float32Array,
+  output: Float32Array,
+  start: number,
+  stride: number,
+  count: number,
+  radius: number,
+): void {
+  for (let c = 0; c < 4; c += 1) {
+    let sum = 0;
+    for (let k = 0; k < Math.min(radius, count); k += 1) sum += input[start + k * stride + c] as number;
+    for (let k = 0; k < count; k += 1) {
+      const entering = k + radius;
+      const leaving = k - radius - 1;
+      if (entering < count) sum += input[start + entering * stride + c] as number;
+      if (leaving >= 0) sum -= input[start + leaving * stride + c] as number;
+      output[start + k * stride + c] = sum;
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { loadOpenCv, type OpenCv, release } from "./opencv";
+import type { Rect, RgbFrame } from "./types";
+
+/** Where a masked pixel's fill came from; `carriedFill`: a synthesised fill kept from the previous frame. */
+export const Source = { none: 0, neighbours: 1, previous: 2, carriedFill: 3, spatial: 4 } as const;
+export type Source = (typeof Source)[keyof typeof Source];
+
+/**
+ * The working state of one crop at native resolution: which pixels are masked, how far each pixel
+ * is from the mask's edge (inside and outside), and the fill chosen so far for the masked pixels.
+ */
+export interface CropWork {
+  rect: Rect;
+  /** The centre frame the crop is cut from. */
+  frame: RgbFrame;
+  /** 1 where the text mask is set, per crop pixel. */
+  masked: Uint8Array;
+  /** For masked pixels: distance to the nearest unmasked pixel (1 next to the edge); 0 elsewhere. */
+  inside: Float32Array;
+  /** For unmasked pixels: distance to the nearest masked pixel (1 next to the edge); 0 elsewhere. */
+  outside: Float32Array;
+  /** Source per crop pixel (Source.none until filled). */
+  source: Uint8Array;
+  /** Fill colour per crop pixel, 3 floats, meaningful where source is set. */
+  fill: Float32Array;
+}
+
+export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: Rect): Promise<CropWork> {
+  const { cv } = await loadOpenCv();
+  const size = rect.width * rect.height;
+  const masked = new Uint8Array(size);
+  for (let y = 0; y < rect.height; y += 1) {
+    const start = (rect.y + y) * frame.width + rect.x;
+    for (let x = 0; x < rect.width; x += 1) masked[y * rect.width + x] = mask[start + x] ? 1 : 0;
+  }
+  return {
+    rect,
+    frame,
+    masked,
+    inside: distanceTo(cv, masked, rect, 0),
+    outside: distanceTo(cv, masked, rect, 1),
+    source: new Uint8Array(size),
+    fill: new Float32Array(size * 3),
+  };
+}
+
+/** Euclidean distance from each pixel not equal to `target` to the nearest pixel equal to it. */
+function distanceTo(cv: OpenCv, masked: Uint8Array, rect: Rect, target: 0 | 1): Float32Array {
+  const input = new cv.Mat(rect.height, rect.width, cv.CV_8UC1);
+  const distance = new cv.Mat();
+  try {
+    const data = input.data;
+    for (let i = 0; i < masked.length; i += 1) data[i] = masked[i] === target ? 0 : 255;
+    cv.distanceTransform(input, distance, cv.DIST_L2, 5);
+    return Float32Array.from(distance.data32F);
+  } finally {
+    release(input, distance);
+  }
+}

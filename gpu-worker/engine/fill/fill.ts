@@ -1,0 +1,166 @@
+import { featherSeams } from "./blend";
+import { type CropWork, cropWork, Source } from "./crop";
+import { MotionEstimator } from "./motion";
+import { clip, fillRegions, union } from "./regions";
+import { type InpaintMethod, inpaintUnfilled } from "./spatial";
+import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
+import {
+  alignedSources,
+  estimateRing,
+  type FillSource,
+  fillFromSources,
+  type WeightedSource,
+} from "./temporal";
+import {
+  type FillOptions,
+  type Homography,
+  IDENTITY,
+  type MaskedFrame,
+  type Rect,
+  type RgbFrame,
+} from "./types";
+
+export interface FillFrameOptions extends FillOptions {
+  /** Context around the crops in which camera motion is estimated, in pixels. */
+  motionMargin?: number;
+  /**
+   * Largest median absolute RGB difference on the ring around the hole for a frame to be borrowed
+   * from; also the largest colour offset at the mask's edge that the seam blend follows.
+   */
+  maxAlignmentError?: number;
+  /** Width of the band inside the mask over which borrowed pixels are blended into the frame's own. */
+  featherBand?: number;
+  inpaintRadius?: number;
+  inpaintMethod?: InpaintMethod;
+}
+
+export interface FillResult {
+  frame: RgbFrame;
+  /** Masked pixels no frame showed, filled spatially. */
+  unseen: number;
+  /** Masked pixels no neighbour showed, carried over from the previous output. */
+  carried: number;
+  /** The native-resolution crops the fill worked on; no pixel outside them is written. */
+  regions: Rect[];
+  /** 255 where the output was synthesised rather than seen in some frame: the next call's `filledMask`. */
+  synthesized: Uint8Array;
+}
+
+const DEFAULTS = {
+  windowRadius: 3,
+  margin: 16,
+  motionMargin: 160,
+  maxAlignmentError: 12,
+  featherBand: 6,
+  inpaintRadius: 5,
+  inpaintMethod: "telea",
+} satisfies Required<FillFrameOptions>;
+
+/** The unmasked pixels around the hole on which sources are checked and seams measured. */
+const RING_WIDTH = 4;
+
+/**
+ * Fills the masked pixels of window[center]: from the other frames of the window, aligned by their
+ * camera motion; then from the previous output where nothing in the window shows them; then
+ * spatially; finally seams are feathered. Returns a new frame whose unmasked pixels are identical to
+ * the input's.
+ */
+export async function fillFrame(
+  window: MaskedFrame[],
+  center: number,
+  previous?: PreviousFill,
+  options: FillFrameOptions = {},
+): Promise<FillResult> {
+  const settings = { ...DEFAULTS, ...options };
+  const current = window[center];
+  if (!current) throw new RangeError(`window has no frame ${center}`);
+  const { frame, mask } = current;
+  const output = { width: frame.width, height: frame.height, data: Uint8Array.from(frame.data) };
+  const synthesized = new Uint8Array(frame.width * frame.height);
+  // The crop must hold the ring the sources are checked on and the context the inpainting reads.
+  const margin = Math.max(settings.margin, RING_WIDTH + 1, settings.inpaintRadius + 1);
+  const regions = await fillRegions(mask, frame.width, frame.height, margin);
+  if (regions.length === 0) return { frame: output, unseen: 0, carried: 0, regions, synthesized };
+
+  const roi = regions.reduce(union);
+  const motionRoi = clip(grow(roi, settings.motionMargin), frame.width, frame.height);
+  const motion = await MotionEstimator.create(frame, mask, motionRoi);
+  try {
+    const neighbours = neighbourSources(window, center, settings.windowRadius, motion);
+    let towardsPrevious: Homography | undefined;
+    let unseen = 0;
+    let carried = 0;
+    for (const rect of regions) {
+      const work = await cropWork(frame, mask, rect);
+      const aligned = alignedSources(work, neighbours, RING_WIDTH, settings.maxAlignmentError);
+      fillFromSources(work, aligned, Source.neighbours);
+      let settle: (() => void) | undefined;
+      if (previous && hasUnfilled(work)) {
+        towardsPrevious ??= previousMotion(previous, motion);
+        const carry = carryOver(work, previous, towardsPrevious, {
+          ringWidth: RING_WIDTH,
+          maxError: settings.maxAlignmentError,
+        });
+        carried += carry.carried;
+        settle = carry.settle;
+      }
+      unseen += await inpaintUnfilled(work, {
+        radius: settings.inpaintRadius,
+        method: settings.inpaintMethod,
+      });
+      settle?.();
+      feather(work, aligned, settings.featherBand, settings.maxAlignmentError);
+      writeFill(work, output, synthesized);
+    }
+    return { frame: output, unseen, carried, regions, synthesized };
+  } finally {
+    motion.release();
+  }
+}
+
+function neighbourSources(
+  window: MaskedFrame[],
+  center: number,
+  radius: number,
+  motion: MotionEstimator,
+): FillSource[] {
+  const { frame } = window[center] as MaskedFrame;
+  const sources: FillSource[] = [];
+  const last = Math.min(window.length - 1, center + radius);
+  for (let index = Math.max(0, center - radius); index <= last; index += 1) {
+    const neighbour = window[index];
+    if (index === center || !neighbour) continue;
+    if (neighbour.frame.width !== frame.width || neighbour.frame.height !== frame.height) {
+      throw new RangeError(`window frame ${index} is not ${frame.width}x${frame.height}`);
+    }
+    // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
+    const homography = motion.track(neighbour.frame, neighbour.mask) ?? IDENTITY;
+    sources.push({ ...neighbour, motion: homography, distance: Math.abs(index - center) });
+  }
+  return sources;
+}
+
+function feather(work: CropWork, aligned: WeightedSource[], band: number, maxOffset: number): void {
+  if (band <= 0 || !work.source.includes(Source.neighbours)) return;
+  featherSeams(work, estimateRing(work, aligned, RING_WIDTH), { band, ringWidth: RING_WIDTH, maxOffset });
+}
+
+function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): void {
+  const { rect, masked, fill, source } = work;
+  for (let i = 0; i < masked.length; i += 1) {
+    if (!masked[i]) continue;
+    const pixel = (rect.y + Math.floor(i / rect.width)) * output.width + rect.x + (i % rect.width);
+    for (let c = 0; c < 3; c += 1) {
+      output.data[pixel * 3 + c] = Math.min(255, Math.max(0, Math.round(fill[i * 3 + c] as number)));
+    }
+    if (source[i] === Source.spatial || source[i] === Source.carriedFill) synthesized[pixel] = 255;
+  }
+}
+
+function hasUnfilled(work: CropWork): boolean {
+  return work.masked.some((masked, i) => masked && work.source[i] === Source.none);
+}
+
+function grow(rect: Rect, by: number): Rect {
+  return { x: rect.x - by, y: rect.y - by, width: rect.width + 2 * by, height: rect.height + 2 * by };
+}

@@ -1,0 +1,152 @@
+import { loadOpenCv, type OpenCv, release } from "./opencv";
+import type { Homography, Rect, RgbFrame } from "./types";
+
+type Mat = InstanceType<OpenCv["Mat"]>;
+
+const MAX_FEATURES = 600;
+const MIN_INLIERS = 12;
+/** RANSAC inlier threshold in pixels: LK tracks are sub-pixel, so a loose one would admit parallax. */
+const RANSAC_THRESHOLD = 1;
+/** Text and its halo must not attract features: they move with the text, not with the camera. */
+const MASK_CLEARANCE = 4;
+
+/**
+ * Estimates camera motion from one frame (the one being filled) to its neighbours on the unmasked
+ * pixels of a region of interest around the holes: Shi-Tomasi corners, pyramidal Lucas-Kanade
+ * tracking at native resolution, and a RANSAC homography (covers pans, zooms, rotations and the
+ * perspective of a turning camera). The grey image and corners of the source frame are computed
+ * once and reused for every neighbour; call `release` when done.
+ */
+export class MotionEstimator {
+  private constructor(
+    private readonly cv: OpenCv,
+    private readonly roi: Rect,
+    private readonly grey: Mat,
+    private readonly corners: Mat,
+  ) {}
+
+  static async create(frame: RgbFrame, mask: Uint8Array, roi: Rect): Promise<MotionEstimator> {
+    const { cv } = await loadOpenCv();
+    const grey = greyMat(cv, frame, roi);
+    const usable = clearOfMask(cv, mask, frame.width, roi);
+    const corners = new cv.Mat();
+    try {
+      cv.goodFeaturesToTrack(grey, corners, MAX_FEATURES, 0.01, 8, usable, 3, false, 0.04);
+    } finally {
+      release(usable);
+    }
+    return new MotionEstimator(cv, roi, grey, corners);
+  }
+
+  /** The homography mapping pixels of the source frame to `frame`, or undefined when it cannot be trusted. */
+  track(frame: RgbFrame, mask: Uint8Array): Homography | undefined {
+    const cv = this.cv;
+    if (this.corners.rows < MIN_INLIERS) return undefined;
+    const target = greyMat(cv, frame, this.roi);
+    const tracked = new cv.Mat();
+    const status = new cv.Mat();
+    const trackError = new cv.Mat();
+    try {
+      const criteria = new cv.TermCriteria(cv.TermCriteria_COUNT + cv.TermCriteria_EPS, 30, 0.01);
+      cv.calcOpticalFlowPyrLK(
+        this.grey,
+        target,
+        this.corners,
+        tracked,
+        status,
+        trackError,
+        new cv.Size(21, 21),
+        3,
+        criteria,
+      );
+      const pairs = this.keptPairs(tracked, status, mask, frame.width);
+      return pairs ? fitHomography(cv, pairs.from, pairs.to) : undefined;
+    } finally {
+      release(target, tracked, status, trackError);
+    }
+  }
+
+  release(): void {
+    release(this.grey, this.corners);
+  }
+
+  /** Tracks that succeeded and landed on unmasked pixels inside the region, in frame coordinates. */
+  private keptPairs(tracked: Mat, status: Mat, mask: Uint8Array, width: number) {
+    const { x: left, y: top, width: roiWidth, height: roiHeight } = this.roi;
+    const starts = this.corners.data32F;
+    const ends = tracked.data32F;
+    const from: number[] = [];
+    const to: number[] = [];
+    for (let i = 0; i < this.corners.rows; i += 1) {
+      const endX = ends[2 * i] as number;
+      const endY = ends[2 * i + 1] as number;
+      if (status.data[i] !== 1 || !(endX >= 0 && endY >= 0 && endX < roiWidth && endY < roiHeight)) continue;
+      if (mask[(top + Math.round(endY)) * width + left + Math.round(endX)]) continue;
+      from.push((starts[2 * i] as number) + left, (starts[2 * i + 1] as number) + top);
+      to.push(endX + left, endY + top);
+    }
+    return from.length / 2 >= MIN_INLIERS ? { from, to } : undefined;
+  }
+}
+
+function fitHomography(cv: OpenCv, from: number[], to: number[]): Homography | undefined {
+  const count = from.length / 2;
+  const fromMat = cv.matFromArray(count, 1, cv.CV_32FC2, from);
+  const toMat = cv.matFromArray(count, 1, cv.CV_32FC2, to);
+  const inliers = new cv.Mat();
+  let fitted: Mat | undefined;
+  try {
+    fitted = cv.findHomography(fromMat, toMat, cv.RANSAC, RANSAC_THRESHOLD, inliers);
+    if (fitted.rows !== 3) return undefined;
+    const inlierCount = cv.countNonZero(inliers);
+    if (inlierCount < Math.max(MIN_INLIERS, 0.3 * count)) return undefined;
+    const h = Array.from(fitted.data64F) as unknown as Homography;
+    return plausible(h) ? h : undefined;
+  } finally {
+    release(fromMat, toMat, inliers);
+    fitted?.delete();
+  }
+}
+
+/** Rejects degenerate fits: folds, extreme zooms, strong perspective between nearby frames. */
+function plausible(h: Homography): boolean {
+  const scale = h[0] * h[4] - h[1] * h[3];
+  return (
+    h.every(Number.isFinite) && scale > 0.5 && scale < 2 && Math.abs(h[6]) < 1e-3 && Math.abs(h[7]) < 1e-3
+  );
+}
+
+function greyMat(cv: OpenCv, frame: RgbFrame, roi: Rect): Mat {
+  const grey = new cv.Mat(roi.height, roi.width, cv.CV_8UC1);
+  const out = grey.data;
+  const data = frame.data;
+  for (let y = 0; y < roi.height; y += 1) {
+    let at = ((roi.y + y) * frame.width + roi.x) * 3;
+    const row = y * roi.width;
+    for (let x = 0; x < roi.width; x += 1, at += 3) {
+      // BT.601 luma in fixed point.
+      out[row + x] =
+        ((data[at] as number) * 77 + (data[at + 1] as number) * 150 + (data[at + 2] as number) * 29) >> 8;
+    }
+  }
+  return grey;
+}
+
+/** 255 where corners may be taken: unmasked and at least MASK_CLEARANCE pixels from the mask. */
+function clearOfMask(cv: OpenCv, mask: Uint8Array, width: number, roi: Rect): Mat {
+  const masked = new cv.Mat(roi.height, roi.width, cv.CV_8UC1);
+  const out = masked.data;
+  for (let y = 0; y < roi.height; y += 1) {
+    const start = (roi.y + y) * width + roi.x;
+    for (let x = 0; x < roi.width; x += 1) out[y * roi.width + x] = mask[start + x] ? 255 : 0;
+  }
+  const kernel = cv.Mat.ones(2 * MASK_CLEARANCE + 1, 2 * MASK_CLEARANCE + 1, cv.CV_8UC1);
+  const usable = new cv.Mat();
+  try {
+    cv.dilate(masked, usable, kernel);
+    cv.bitwise_not(usable, usable);
+    return usable;
+  } finally {
+    release(masked, kernel);
+  }
+}

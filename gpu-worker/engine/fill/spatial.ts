@@ -1,0 +1,95 @@
+import { type CropWork, Source } from "./crop";
+import { loadOpenCv, release } from "./opencv";
+import { fillRegions } from "./regions";
+import type { RgbFrame } from "./types";
+
+export type InpaintMethod = "telea" | "ns";
+
+export interface InpaintOptions {
+  /** Neighbourhood radius in pixels that each filled pixel is estimated from. */
+  radius?: number;
+  method?: InpaintMethod;
+}
+
+const DEFAULT_RADIUS = 5;
+
+/**
+ * Inpaints the masked pixels from their surroundings alone (OpenCV's Telea fast marching or
+ * Navier-Stokes), each connected part on its own crop at native resolution. Unmasked pixels are
+ * returned unchanged.
+ */
+export async function inpaintSpatial(
+  frame: RgbFrame,
+  mask: Uint8Array,
+  options: InpaintOptions = {},
+): Promise<RgbFrame> {
+  const radius = options.radius ?? DEFAULT_RADIUS;
+  const out = { width: frame.width, height: frame.height, data: Uint8Array.from(frame.data) };
+  for (const rect of await fillRegions(mask, frame.width, frame.height, radius + 1)) {
+    const pixels = new Uint8Array(rect.width * rect.height * 3);
+    const holes = new Uint8Array(rect.width * rect.height);
+    for (let y = 0; y < rect.height; y += 1) {
+      const start = (rect.y + y) * frame.width + rect.x;
+      pixels.set(frame.data.subarray(start * 3, (start + rect.width) * 3), y * rect.width * 3);
+      holes.set(mask.subarray(start, start + rect.width), y * rect.width);
+    }
+    const filled = await inpaintPixels(pixels, holes, rect.width, rect.height, options);
+    for (let i = 0; i < holes.length; i += 1) {
+      if (!holes[i]) continue;
+      const at = ((rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width)) * 3;
+      out.data.set(filled.subarray(i * 3, i * 3 + 3), at);
+    }
+  }
+  return out;
+}
+
+/** Fills the crop's masked pixels that no other frame showed, using everything already filled as context. */
+export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): Promise<number> {
+  const { rect, frame, masked, source, fill } = work;
+  // Clamped: fill colours are fractional and must round, not truncate.
+  const pixels = new Uint8ClampedArray(masked.length * 3);
+  const holes = new Uint8Array(masked.length);
+  let unfilled = 0;
+  for (let i = 0; i < masked.length; i += 1) {
+    if (masked[i] && source[i] === Source.none) {
+      holes[i] = 255;
+      unfilled += 1;
+    } else if (masked[i]) {
+      for (let c = 0; c < 3; c += 1) pixels[i * 3 + c] = fill[i * 3 + c] as number;
+    } else {
+      const at = ((rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width)) * 3;
+      pixels.set(frame.data.subarray(at, at + 3), i * 3);
+    }
+  }
+  if (unfilled === 0) return 0;
+  const filled = await inpaintPixels(pixels, holes, rect.width, rect.height, options);
+  for (let i = 0; i < holes.length; i += 1) {
+    if (!holes[i]) continue;
+    for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = filled[i * 3 + c] as number;
+    source[i] = Source.spatial;
+  }
+  return unfilled;
+}
+
+/** OpenCV inpainting of an RGB24 image where `holes` is non-zero. */
+async function inpaintPixels(
+  pixels: ArrayLike<number>,
+  holes: Uint8Array,
+  width: number,
+  height: number,
+  options: InpaintOptions,
+): Promise<Uint8Array> {
+  const { cv } = await loadOpenCv();
+  const image = new cv.Mat(height, width, cv.CV_8UC3);
+  const holeMat = new cv.Mat(height, width, cv.CV_8UC1);
+  const result = new cv.Mat();
+  try {
+    image.data.set(pixels);
+    holeMat.data.set(holes);
+    const flags = options.method === "ns" ? cv.INPAINT_NS : cv.INPAINT_TELEA;
+    cv.inpaint(image, holeMat, result, options.radius ?? DEFAULT_RADIUS, flags);
+    return Uint8Array.from(result.data);
+  } finally {
+    release(image, holeMat, result);
+  }
+}

@@ -1,0 +1,88 @@
+import { type CropWork, Source } from "./crop";
+import type { MotionEstimator } from "./motion";
+import { project } from "./sample";
+import { alignedSources, fillFromSources } from "./temporal";
+import { type Homography, IDENTITY, type Rect, type RgbFrame } from "./types";
+
+/** The previous frame's output, so pixels no frame shows keep the fill they had (no flicker). */
+export interface PreviousFill {
+  frame: RgbFrame;
+  /**
+   * The pixels of `frame` that were synthesised rather than seen in some frame (FillResult.synthesized).
+   * The previous frame's mask works too, but then background revealed earlier is not carried on.
+   */
+  filledMask: Uint8Array;
+}
+
+/** Below this displacement, in pixels anywhere in a crop, the background counts as static. */
+const STATIC_MOTION = 0.25;
+/** How much of a fresh spatial fill enters per frame over a moving background; the rest is the old fill. */
+const FRESH_SHARE = 0.3;
+
+/** The motion from the centre frame to the previous output, estimated on what it did not synthesise. */
+export function previousMotion(previous: PreviousFill, motion: MotionEstimator): Homography {
+  return motion.track(previous.frame, previous.filledMask) ?? IDENTITY;
+}
+
+/**
+ * Gives the masked pixels no neighbour showed what the previous output has there, warped by the
+ * camera motion, when the unmasked ring around the hole still matches it (no cut, nothing moved in).
+ * Background seen in earlier frames is always carried over, and so is a synthesised fill while the
+ * background is static: the fill then stays identical from frame to frame. Over a moving background a
+ * carried synthesised fill would slide under the text as a stale smear, so those pixels are inpainted
+ * afresh and `settle` then eases the fresh fill in over the old one, which keeps it from flickering.
+ * Returns how many pixels were carried over.
+ */
+export function carryOver(
+  work: CropWork,
+  previous: PreviousFill,
+  motion: Homography,
+  check: { ringWidth: number; maxError: number },
+): { carried: number; settle: () => void } {
+  const still = isStatic(motion, work.rect);
+  const whole = { frame: previous.frame, motion, distance: 1 };
+  const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError);
+  const earlier = still
+    ? undefined
+    : { ...work, source: Uint8Array.from(work.source), fill: work.fill.slice() };
+  if (earlier) fillFromSources(earlier, aligned, Source.carriedFill);
+  const seen = aligned.map(({ source, weight }) => ({
+    source: { ...source, mask: still ? undefined : previous.filledMask },
+    weight,
+  }));
+  fillFromSources(work, seen, Source.previous);
+  const { rect, source: sources } = work;
+  let carried = 0;
+  for (let i = 0; i < sources.length; i += 1) {
+    if (sources[i] !== Source.previous) continue;
+    carried += 1;
+    const at = (rect.y + Math.floor(i / rect.width)) * previous.frame.width + rect.x + (i % rect.width);
+    if (still && previous.filledMask[at]) sources[i] = Source.carriedFill;
+  }
+  return { carried, settle: () => earlier && easeIn(work, earlier) };
+}
+
+function easeIn(work: CropWork, earlier: CropWork): void {
+  for (let i = 0; i < work.source.length; i += 1) {
+    if (work.source[i] !== Source.spatial || earlier.source[i] !== Source.carriedFill) continue;
+    for (let c = 0; c < 3; c += 1) {
+      const at = i * 3 + c;
+      work.fill[at] =
+        FRESH_SHARE * (work.fill[at] as number) + (1 - FRESH_SHARE) * (earlier.fill[at] as number);
+    }
+  }
+}
+
+function isStatic(motion: Homography, rect: Rect): boolean {
+  const point = { x: 0, y: 0 };
+  for (const [x, y] of [
+    [rect.x, rect.y],
+    [rect.x + rect.width, rect.y],
+    [rect.x, rect.y + rect.height],
+    [rect.x + rect.width, rect.y + rect.height],
+  ] as const) {
+    project(motion, x, y, point);
+    if (Math.hypot(point.x - x, point.y - y) > STATIC_MOTION) return false;
+  }
+  return true;
+}

@@ -1,0 +1,32 @@
+/** An RGB24 frame: width*height*3 bytes, row-major, no padding. */
+export interface RgbFrame {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/** A frame with its text mask: width*height bytes, 255 where text must be erased, 0 elsewhere. */
+export interface MaskedFrame {
+  frame: RgbFrame;
+  mask: Uint8Array;
+}
+
+export interface FillOptions {
+  /** How many frames on each side of the centre are used as sources (the caller keeps the window). */
+  windowRadius?: number;
+  /** Pixels of context kept around each masked region's bounding box when cropping. */
+  margin?: number;
+}
+
+/** An axis-aligned rectangle in frame pixels; x, y inclusive, width and height in pixels. */
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A row-major 3x3 homography mapping pixel (x, y) of one frame to the matching point of another. */
+export type Homography = readonly [number, number, number, number, number, number, number, number, number];
+
+export const IDENTITY: Homography = [1, 0, 0, 0, 1, 0, 0, 0, 1];

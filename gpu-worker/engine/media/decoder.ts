@@ -1,0 +1,68 @@
+import type { Readable } from "node:stream";
+import { yuvToRgbFilter } from "./colour";
+import { abortError, MediaError } from "./errors";
+import type { Frame } from "./frames";
+import { readNutFrames } from "./nut-reader";
+import type { VideoProbe } from "./probe";
+import { ffmpegBinary, startMediaProcess } from "./process";
+
+/**
+ * Decodes a video to RGB24 frames with their own timestamps. ffmpeg writes rawvideo in NUT to its stdout
+ * and the frames are read one at a time as the consumer asks for them: while it works on a frame, the
+ * pipe fills and ffmpeg waits, so memory holds a few frames whatever the video's length.
+ */
+export interface DecodeOptions {
+  signal?: AbortSignal;
+  /** Frames scaled to this size (the analysis pass reads text at a reduced size); default: coded size. */
+  size?: { width: number; height: number };
+}
+
+export async function* decodeFrames(
+  path: string,
+  probe: VideoProbe,
+  options: DecodeOptions = {},
+): AsyncGenerator<Frame> {
+  const { signal } = options;
+  if (signal?.aborted) throw abortError();
+  const decoder = startMediaProcess(ffmpegBinary(), decoderArgs(path, probe, options.size), {
+    signal,
+    stdout: true,
+  });
+  const stdout = decoder.child.stdout as Readable;
+  const frameBytes = (options.size?.width ?? probe.width) * (options.size?.height ?? probe.height) * 3;
+  let index = 0;
+  try {
+    for await (const frame of readNutFrames(stdout)) {
+      if (frame.data.length !== frameBytes) {
+        throw new MediaError(
+          "ffmpeg_failed",
+          `Frame ${index} has ${frame.data.length} bytes, not ${frameBytes}.`,
+        );
+      }
+      yield { index: index++, ptsSeconds: frame.ptsSeconds, data: frame.data };
+    }
+    await decoder.exited;
+  } catch (error) {
+    if (signal?.aborted) throw abortError();
+    // A stream that ends early is a symptom: ffmpeg's exit says what went wrong.
+    if (stdout.readableEnded) await decoder.exited;
+    throw error;
+  } finally {
+    decoder.stop();
+    await decoder.exited.catch(() => undefined);
+  }
+}
+
+function decoderArgs(path: string, probe: VideoProbe, size?: { width: number; height: number }): string[] {
+  const resize = size ? `scale=${size.width}:${size.height}:flags=area,` : "";
+  return [
+    ...["-hide_banner", "-nostdin", "-v", "error"],
+    // Coded frames as stored (rotation stays metadata) with the file's own timestamps.
+    ...["-noautorotate", "-copyts", "-i", path],
+    ...["-map", `0:${probe.streamIndex}`],
+    // One output frame per decoded frame, timestamps in the stream's time base (not rounded to a rate).
+    ...["-fps_mode", "passthrough", "-enc_time_base:v", "-1"],
+    ...["-vf", `${resize}${yuvToRgbFilter(probe.color)}`],
+    ...["-c:v", "rawvideo", "-f", "nut", "-write_index", "0", "pipe:1"],
+  ];
+}

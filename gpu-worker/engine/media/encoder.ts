@@ -1,0 +1,149 @@
+import { once } from "node:events";
+import { rename, rm } from "node:fs/promises";
+import type { Writable } from "node:stream";
+import { colourTagArgs, rgbToYuvFilter } from "./colour";
+import { MediaError } from "./errors";
+import type { Frame, FrameSink } from "./frames";
+import { setVideoRotation } from "./mp4-rotation";
+import { NutWriter } from "./nut-writer";
+import { parseRational, type VideoProbe } from "./probe";
+import { ffmpegBinary, startMediaProcess } from "./process";
+
+/**
+ * x264 at constant quality 16 is visually lossless (18 is the usual "transparent" point; ad platforms
+ * compress our output once more, so we keep a margin): frames come back within 40 dB PSNR of the input.
+ * veryfast encodes about twice as fast as medium; slower presets mostly buy a smaller file.
+ */
+export const DEFAULT_CRF = 16;
+export const DEFAULT_PRESET = "veryfast";
+
+interface EncoderOptions {
+  signal?: AbortSignal;
+  crf?: number;
+  preset?: string;
+}
+
+/**
+ * Encodes RGB24 frames to an H.264 MP4 with the input's timestamps, audio (copied), colour tags and
+ * rotation. Frames go to ffmpeg's stdin in NUT, each with its own pts; the output is written next to
+ * `outputPath` and moved there only when complete, so an aborted or failed encode leaves nothing behind.
+ */
+export function openEncoder(
+  inputPath: string,
+  outputPath: string,
+  probe: VideoProbe,
+  options: EncoderOptions = {},
+): FrameSink {
+  const partialPath = `${outputPath}.partial`;
+  const encoder = startMediaProcess(ffmpegBinary(), encoderArgs(inputPath, partialPath, probe, options), {
+    signal: options.signal,
+    stdin: true,
+  });
+  const stdin = encoder.child.stdin as Writable;
+  stdin.on("error", () => undefined); // EPIPE when ffmpeg quits early: its exit says why
+
+  const timeBase = parseRational(probe.timeBase);
+  const nut = new NutWriter(probe.width, probe.height, timeBase);
+  const frameBytes = probe.width * probe.height * 3;
+  let lastPts = Number.NEGATIVE_INFINITY;
+  let closed = false;
+
+  let discarded: Promise<void> | undefined;
+  const discard = () => {
+    discarded ??= (async () => {
+      encoder.stop();
+      await encoder.exited.catch(() => undefined);
+      await rm(partialPath, { force: true });
+    })();
+    return discarded;
+  };
+  options.signal?.addEventListener("abort", discard, { once: true });
+
+  // Settles (as a failure) when ffmpeg exits, which it must not do while we still write.
+  const quit = encoder.exited.then(() => {
+    throw new MediaError("ffmpeg_failed", "ffmpeg stopped before taking all frames.");
+  });
+  quit.catch(() => undefined);
+
+  /** Writes to ffmpeg, waiting while the pipe is full (backpressure). */
+  const send = async (parts: Uint8Array[]) => {
+    try {
+      for (const part of parts) {
+        if (!stdin.write(part)) await Promise.race([once(stdin, "drain"), quit]);
+      }
+    } catch (error) {
+      await discard();
+      // After discard() ffmpeg has exited; its error (or the abort) is the cause, the pipe's the symptom.
+      throw await encoder.exited.then(
+        () => error,
+        (exitError: unknown) => exitError,
+      );
+    }
+  };
+
+  const writeFrame = async (frame: Frame) => {
+    if (closed) throw new Error("The encoder is finished or aborted.");
+    if (frame.data.length !== frameBytes) {
+      throw new RangeError(`Frame ${frame.index} has ${frame.data.length} bytes, not ${frameBytes}.`);
+    }
+    const pts = Math.round((frame.ptsSeconds * timeBase.den) / timeBase.num);
+    if (pts <= lastPts) throw new RangeError(`Frame ${frame.index} is not after the previous frame.`);
+    lastPts = pts;
+    await send([nut.frameHeader(pts, frame.data.length), frame.data]);
+  };
+
+  let queue = send([nut.header()]);
+  queue.catch(() => undefined); // surfaces through write() or finish()
+
+  let finished: Promise<void> | undefined;
+  const complete = async () => {
+    try {
+      await queue;
+      stdin.end();
+      await encoder.exited;
+      if (probe.rotation) await setVideoRotation(partialPath, probe.rotation);
+      await rename(partialPath, outputPath);
+    } catch (error) {
+      await discard();
+      throw error;
+    } finally {
+      options.signal?.removeEventListener("abort", discard);
+    }
+  };
+
+  return {
+    write(frame) {
+      queue = queue.then(() => writeFrame(frame));
+      return queue;
+    },
+    finish() {
+      closed = true;
+      finished ??= complete();
+      return finished;
+    },
+    abort() {
+      closed = true;
+      void discard();
+    },
+  };
+}
+
+function encoderArgs(
+  inputPath: string,
+  outputPath: string,
+  probe: VideoProbe,
+  options: EncoderOptions,
+): string[] {
+  const quality = ["-preset", options.preset ?? DEFAULT_PRESET, "-crf", String(options.crf ?? DEFAULT_CRF)];
+  return [
+    ...["-hide_banner", "-nostdin", "-v", "error", "-y"],
+    // Our frames with their pts, and the original file for its audio; -copyts keeps both clocks as they are.
+    ...["-copyts", "-f", "nut", "-i", "pipe:0", "-i", inputPath],
+    ...["-map", "0:v:0", "-map", "1:a?", "-map_metadata", "1"],
+    ...["-vf", rgbToYuvFilter(probe.color)],
+    ...["-c:v", "libx264", ...quality, "-profile:v", "high", "-pix_fmt", "yuv420p"],
+    ...["-fps_mode", "passthrough", "-enc_time_base:v", "-1"],
+    ...colourTagArgs(probe.color),
+    ...["-c:a", "copy", "-movflags", "+faststart", "-f", "mp4", outputPath],
+  ];
+}

@@ -1,0 +1,163 @@
+import { stat } from "node:fs/promises";
+import { startsLikeVideoContainer } from "./container-sniff";
+import { abortError, MediaError } from "./errors";
+import { ffprobeBinary, runForText } from "./process";
+
+export { MediaError } from "./errors";
+
+export interface VideoProbe {
+  /** Index of the video stream in the file (the first one that is not cover art). */
+  streamIndex: number;
+  /** Coded frame size, before rotation. */
+  width: number;
+  height: number;
+  /** Clockwise turn that displays the frames upright (0 for most videos, 90 for portrait phone video). */
+  rotation: 0 | 90 | 180 | 270;
+  frameCount: number;
+  durationSeconds: number;
+  avgFps: number;
+  /** The video stream's time base, as ffprobe writes it ("1/12800"). */
+  timeBase: string;
+  pixFmt: string;
+  codec: string;
+  hasAudio: boolean;
+  color: { primaries?: string; transfer?: string; space?: string; range?: string };
+  variableFrameRate: boolean;
+}
+
+interface FfprobeStream {
+  index: number;
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  pix_fmt?: string;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  time_base?: string;
+  duration?: string;
+  color_primaries?: string;
+  color_transfer?: string;
+  color_space?: string;
+  color_range?: string;
+  disposition?: { attached_pic?: number };
+  side_data_list?: Array<{ rotation?: number }>;
+}
+
+interface FfprobeReport {
+  streams?: FfprobeStream[];
+  format?: { format_name?: string; duration?: string };
+}
+
+/** Formats ffmpeg reads as "video" that are no video: single images and text shown as ANSI art. */
+const STILL_FORMATS = /^(image2|tty|.*_pipe)$/;
+/** Frame durations may differ by rounding to the time base and by 1% before the rate counts as variable. */
+const FRAME_DURATION_TOLERANCE = 0.01;
+
+/** Reads what the engine needs to know about a video file with ffprobe. */
+export async function probeVideo(path: string, signal?: AbortSignal): Promise<VideoProbe> {
+  if (signal?.aborted) throw abortError();
+  const { size } = await stat(path);
+  if (size === 0) throw new MediaError("unreadable_video", "The file is empty.");
+  const report = await readReport(path, signal);
+  const video = report.streams?.find(
+    (stream) => stream.codec_type === "video" && !stream.disposition?.attached_pic,
+  );
+  if (!video || STILL_FORMATS.test(report.format?.format_name ?? "")) {
+    throw new MediaError("unsupported_format", "The file has no video stream.");
+  }
+  if (!video.width || !video.height || !video.codec_name || !video.time_base) {
+    throw new MediaError("unreadable_video", "The video stream's size or codec cannot be read.");
+  }
+  const pts = await readFramePts(path, video.index, signal);
+  if (pts.length === 0) throw new MediaError("unreadable_video", "The video has no frames.");
+  const durationSeconds = Number(video.duration ?? report.format?.duration ?? Number.NaN);
+  return {
+    streamIndex: video.index,
+    width: video.width,
+    height: video.height,
+    rotation: clockwiseRotation(video.side_data_list),
+    frameCount: pts.length,
+    durationSeconds,
+    avgFps: rateOf(video.avg_frame_rate) || rateOf(video.r_frame_rate) || pts.length / durationSeconds,
+    timeBase: video.time_base,
+    pixFmt: video.pix_fmt ?? "unknown",
+    codec: video.codec_name,
+    hasAudio: report.streams?.some((stream) => stream.codec_type === "audio") ?? false,
+    color: {
+      primaries: known(video.color_primaries),
+      transfer: known(video.color_transfer),
+      space: known(video.color_space),
+      range: known(video.color_range),
+    },
+    variableFrameRate: hasVariableFrameDurations(pts),
+  };
+}
+
+async function readReport(path: string, signal?: AbortSignal): Promise<FfprobeReport> {
+  try {
+    const json = await runForText(
+      ffprobeBinary(),
+      ["-v", "error", "-of", "json", "-show_format", "-show_streams", path],
+      signal,
+    );
+    return JSON.parse(json) as FfprobeReport;
+  } catch (error) {
+    if (!(error instanceof MediaError)) throw error;
+    // ffprobe says "Invalid data" both for a damaged video and for a file that is no video at all.
+    throw (await startsLikeVideoContainer(path))
+      ? new MediaError("unreadable_video", "The video is damaged or incomplete.", error.stderr)
+      : new MediaError("unsupported_format", "The file is not a video format we can read.", error.stderr);
+  }
+}
+
+/** Presentation timestamps (in time base units) of the frames the decoder will output, in order. */
+async function readFramePts(path: string, streamIndex: number, signal?: AbortSignal): Promise<number[]> {
+  let csv: string;
+  try {
+    const args = ["-v", "error", "-select_streams", String(streamIndex), "-show_entries", "packet=pts,flags"];
+    csv = await runForText(ffprobeBinary(), [...args, "-of", "csv=p=0", path], signal);
+  } catch (error) {
+    if (!(error instanceof MediaError)) throw error;
+    throw new MediaError("unreadable_video", "The video's frames cannot be read.", error.stderr);
+  }
+  // Packets flagged D (discard) lie outside the edit list: the decoder drops them.
+  return csv
+    .split("\n")
+    .map((line) => line.split(","))
+    .filter(([pts, flags]) => pts && pts !== "N/A" && !flags?.includes("D"))
+    .map(([pts]) => Number(pts))
+    .sort((a, b) => a - b);
+}
+
+/** Whether some frame lasts longer or shorter than the average, beyond rounding to the time base. */
+function hasVariableFrameDurations(pts: number[]): boolean {
+  if (pts.length < 3) return false;
+  const average = ((pts.at(-1) as number) - (pts[0] as number)) / (pts.length - 1);
+  const tolerance = Math.max(1, average * FRAME_DURATION_TOLERANCE);
+  return pts.some(
+    (value, index) => index > 0 && Math.abs(value - (pts[index - 1] as number) - average) > tolerance,
+  );
+}
+
+/** ffprobe reports the display matrix's rotation counter-clockwise, in degrees. */
+function clockwiseRotation(sideData: FfprobeStream["side_data_list"]): VideoProbe["rotation"] {
+  const counterClockwise = sideData?.find((entry) => entry.rotation !== undefined)?.rotation ?? 0;
+  const quarterTurns = (((Math.round(-counterClockwise / 90) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+  return ([0, 90, 180, 270] as const)[quarterTurns];
+}
+
+export function parseRational(text: string): { num: number; den: number } {
+  const [num, den] = text.split("/").map(Number);
+  return { num: num ?? 0, den: den ?? 1 };
+}
+
+function rateOf(text: string | undefined): number {
+  if (!text) return 0;
+  const { num, den } = parseRational(text);
+  return den > 0 ? num / den : 0;
+}
+
+function known(value: string | undefined): string | undefined {
+  return value && value !== "unknown" ? value : undefined;
+}

@@ -1,0 +1,107 @@
+import { classCharacters, type DecodedText } from "./ctc-decode";
+import { DEFAULT_DB_OPTIONS } from "./db-postprocess";
+import { assertRgbFrame, DEFAULT_MAX_SIDE, detectText } from "./detector";
+import { findModel, loadModelBytes, type OpenedModel, openModels, readModelManifest } from "./model-loader";
+import { DEFAULT_STRIP_WIDTHS, recognizeBoxes } from "./recognizer";
+import type { BoxInFrame, ExecutionProvider, OcrEngine, RgbFrame, TextLine } from "./types";
+
+export type {
+  BoxInFrame,
+  ExecutionProvider,
+  OcrEngine,
+  Point,
+  Rect,
+  RgbFrame,
+  TextBox,
+  TextLine,
+} from "./types";
+
+export interface OcrEngineOptions {
+  /** Longest side, in pixels, frames are shrunk to for detection: smaller is faster, misses smaller text. */
+  maxSide?: number;
+  /** Intra-op threads per model on CPU. */
+  threads?: number;
+  provider?: "auto" | ExecutionProvider;
+  /** Frames of one size per detection call; 4 on CUDA, 1 on CPU by default. */
+  detectBatchSize?: number;
+  /** Text strips per recognition call; 8 on CUDA, 1 on CPU by default. */
+  recognizeBatchSize?: number;
+}
+
+export interface ReadTextOptions {
+  engine: OcrEngine;
+  /** Lines read with less confidence are dropped: PaddleOCR's drop_score, 0.5 by default. */
+  minConfidence?: number;
+}
+
+/** Entries of models/models.json this engine runs. */
+const MODEL_NAMES = { detection: "ppocr-v4-det", recognition: "ppocr-v4-rec", dictionary: "ppocr-keys-v1" };
+
+/**
+ * Frames or text strips per model call. On CPU a batch ran slower than its items one at a time (about 25%
+ * for detection: the same arithmetic on bigger tensors), so only CUDA batches unless asked to.
+ */
+const DEFAULT_BATCH_SIZES: Record<ExecutionProvider, { detect: number; recognize: number }> = {
+  cuda: { detect: 4, recognize: 8 },
+  cpu: { detect: 1, recognize: 1 },
+};
+
+/** Opens the models once; the engine reuses its sessions until close(). */
+export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<OcrEngine> {
+  const manifest = await readModelManifest();
+  const dictionary = await loadModelBytes(findModel(manifest, MODEL_NAMES.dictionary));
+  const characters = classCharacters(new TextDecoder().decode(dictionary));
+  const opened = await openModels(
+    [findModel(manifest, MODEL_NAMES.detection), findModel(manifest, MODEL_NAMES.recognition)],
+    { provider: options.provider, threads: options.threads },
+  );
+  const [detector, recognizer] = opened.models as [OpenedModel, OpenedModel];
+  const batchSizes = DEFAULT_BATCH_SIZES[opened.provider];
+  const detectorOptions = {
+    maxSide: options.maxSide ?? DEFAULT_MAX_SIDE,
+    batchSize: options.detectBatchSize ?? batchSizes.detect,
+    db: DEFAULT_DB_OPTIONS,
+  };
+  const recognizerOptions = {
+    ...DEFAULT_STRIP_WIDTHS,
+    batchSize: options.recognizeBatchSize ?? batchSizes.recognize,
+  };
+
+  const recognizeAll = async (items: BoxInFrame[]): Promise<TextLine[]> => {
+    for (const { frame } of items) assertRgbFrame(frame);
+    const decoded = await recognizeBoxes(recognizer, characters, items, recognizerOptions);
+    return items.map(({ box }, index) => ({ ...box, ...(decoded[index] as DecodedText) }));
+  };
+  let closed = false;
+  return {
+    provider: opened.provider,
+    ...(opened.cpuReason === undefined ? {} : { cpuReason: opened.cpuReason }),
+    detect: (frames) => detectText(detector, frames, detectorOptions),
+    recognize: (frame, boxes) => recognizeAll(boxes.map((box) => ({ frame, box }))),
+    recognizeBoxes: recognizeAll,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await Promise.all(opened.models.map(({ session }) => session.release()));
+    },
+  };
+}
+
+/**
+ * Detects and reads the text of each frame: one list of lines per frame, the strips of all frames
+ * recognised together. Boxes read with low confidence are mostly texture the detector took for text, so
+ * they are dropped.
+ */
+export async function readText(frames: RgbFrame[], options: ReadTextOptions): Promise<TextLine[][]> {
+  const minConfidence = options.minConfidence ?? 0.5;
+  const boxesPerFrame = await options.engine.detect(frames);
+  const items = boxesPerFrame.flatMap((boxes, index) =>
+    boxes.map((box) => ({ frame: frames[index] as RgbFrame, box })),
+  );
+  const lines = await options.engine.recognizeBoxes(items);
+  let next = 0;
+  return boxesPerFrame.map((boxes) => {
+    next += boxes.length;
+    return lines.slice(next - boxes.length, next).filter((line) => line.confidence >= minConfidence);
+  });
+}

@@ -1,0 +1,195 @@
+import { MotionEstimator } from "../fill/motion";
+import { decodeFrames } from "../media/frames";
+import type { VideoProbe } from "../media/probe";
+import { type OcrEngine, type RgbFrame, readText, type TextLine } from "../ocr/ocr";
+import { isSceneText, type Motion } from "./classify";
+import { lineMatches } from "./match-texts";
+import { cellChange, cellsOf, changedShare, frameSignature } from "./signatures";
+import { boxAt, buildTracks, type Detection, type Track, trackText } from "./tracks";
+
+/** Text is read on frames at most this big (long side): enough for captions, far cheaper than 1080p. */
+const ANALYSIS_LONG_SIDE = 960;
+/** Frames read per second of video, besides those where the picture changes. */
+const SAMPLES_PER_SECOND = 4;
+const DETECT_BATCH = 4;
+/** Share of the grid that must change for a frame to be read out of turn (a caption appears, a cut). */
+const CHANGE_TRIGGER = 0.02;
+
+export interface TextTrack {
+  track: Track;
+  text: string;
+  kind: "overlay" | "scene";
+  erase: boolean;
+}
+
+export interface Analysis {
+  tracks: TextTrack[];
+  frames: number;
+  sampledFrames: number;
+}
+
+export interface AnalyseOptions {
+  ocr: OcrEngine;
+  /** The customer's texts: only lines that match them are erased. Null: every overlay. */
+  texts?: string[] | null;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number) => void;
+}
+
+export function analysisSize(probe: VideoProbe): { width: number; height: number } {
+  const scale = Math.min(1, ANALYSIS_LONG_SIDE / Math.max(probe.width, probe.height));
+  const even = (n: number) => Math.max(2, Math.round((n * scale) / 2) * 2);
+  return { width: even(probe.width), height: even(probe.height) };
+}
+
+interface Sampled {
+  index: number;
+  frame: RgbFrame;
+}
+
+/** Union of text boxes as a mask, so motion features avoid the text (it moves on its own). */
+function textMask(frame: RgbFrame, lines: TextLine[]): Uint8Array {
+  const mask = new Uint8Array(frame.width * frame.height);
+  for (const { box } of lines) {
+    for (
+      let y = Math.max(0, Math.floor(box.y));
+      y < Math.min(frame.height, Math.ceil(box.y + box.height));
+      y++
+    ) {
+      mask.fill(
+        255,
+        y * frame.width + Math.max(0, Math.floor(box.x)),
+        y * frame.width + Math.min(frame.width, Math.ceil(box.x + box.width)),
+      );
+    }
+  }
+  return mask;
+}
+
+const WHOLE_FRAME = (frame: RgbFrame) => ({ x: 0, y: 0, width: frame.width, height: frame.height });
+
+/** Moves the first and last frame of a track to where its box's picture changes most (within one frame). */
+function refineEnds(track: Track, sampled: number[], signatures: Uint8Array[], probe: VideoProbe): void {
+  const cellsAt = (frame: number) => cellsOf(boxAt(track, frame), probe.width, probe.height);
+  const before = sampled.filter((f) => f < track.first).at(-1) ?? -1;
+  const after = sampled.find((f) => f > track.last) ?? signatures.length;
+  const strongest = (from: number, to: number, cells: ReturnType<typeof cellsOf>) => {
+    let best = -1;
+    let bestChange = 4; // below this, no frame clearly shows the text arriving or leaving
+    for (let f = Math.max(1, from); f <= to && f < signatures.length; f++) {
+      const change = cellChange(signatures[f - 1] as Uint8Array, signatures[f] as Uint8Array, cells);
+      if (change > bestChange) {
+        best = f;
+        bestChange = change;
+      }
+    }
+    return best;
+  };
+  const start = strongest(before + 1, track.first, cellsAt(track.first));
+  // Without a clear change, err on the side of erasing: from just after the last sample without it.
+  track.first = start >= 0 ? start : before + 1;
+  const end = strongest(track.last + 1, after, cellsAt(track.last));
+  track.last = end >= 0 ? end - 1 : Math.min(after, signatures.length) - 1;
+}
+
+/**
+ * The analysis pass: decodes the video at a reduced size, reads the text on a few frames a second
+ * and wherever the picture changes (batched model calls), follows each line over time, finds the
+ * exact frames it appears and disappears on, and decides what to erase: every overlay, or only the
+ * lines matching the customer's texts. Text that moves with the filmed scene is kept.
+ */
+export async function analyseVideo(
+  path: string,
+  probe: VideoProbe,
+  options: AnalyseOptions,
+): Promise<Analysis> {
+  const size = analysisSize(probe);
+  const toFull = probe.width / size.width;
+  const interval = Math.max(1, Math.round(probe.avgFps / SAMPLES_PER_SECOND));
+  const signatures: Uint8Array[] = [];
+  const samples: Array<{ frame: number; detections: Detection[] }> = [];
+  const motions = new Map<number, Motion | undefined>();
+  let batch: Sampled[] = [];
+  let previous: { frame: RgbFrame; lines: TextLine[] } | null = null;
+  let lastSampled = Number.NEGATIVE_INFINITY;
+
+  const readBatch = async () => {
+    if (batch.length === 0) return;
+    const lines = await readText(
+      batch.map((s) => s.frame),
+      { engine: options.ocr },
+    );
+    for (const [i, sample] of batch.entries()) {
+      const found = lines[i] ?? [];
+      if (previous) {
+        const estimator = await MotionEstimator.create(
+          previous.frame,
+          textMask(previous.frame, previous.lines),
+          WHOLE_FRAME(sample.frame),
+        );
+        try {
+          const motion = estimator.track(sample.frame, textMask(sample.frame, found));
+          motions.set(sample.index, motion ? scaleMotion(motion, toFull) : undefined);
+        } finally {
+          estimator.release();
+        }
+      }
+      previous = { frame: sample.frame, lines: found };
+      samples.push({
+        frame: sample.index,
+        detections: found.map((line) => ({
+          frame: sample.index,
+          box: {
+            x: line.box.x * toFull,
+            y: line.box.y * toFull,
+            width: line.box.width * toFull,
+            height: line.box.height * toFull,
+          },
+          text: line.text,
+          confidence: line.confidence,
+        })),
+      });
+    }
+    batch = [];
+  };
+
+  for await (const frame of decodeFrames(path, probe, { size, signal: options.signal })) {
+    const signature = frameSignature(frame.data, size.width, size.height);
+    const changed =
+      signatures.length > 0 && changedShare(signatures.at(-1) as Uint8Array, signature) > CHANGE_TRIGGER;
+    signatures.push(signature);
+    if (frame.index - lastSampled >= interval || (changed && frame.index - lastSampled >= 2)) {
+      batch.push({ index: frame.index, frame: { width: size.width, height: size.height, data: frame.data } });
+      lastSampled = frame.index;
+      if (batch.length >= DETECT_BATCH) await readBatch();
+    }
+    options.onProgress?.(Math.min(1, (frame.index + 1) / Math.max(1, probe.frameCount)));
+  }
+  await readBatch();
+
+  const sampledFrames = samples.map((s) => s.frame);
+  const tracks = buildTracks(samples).map((track) => {
+    refineEnds(track, sampledFrames, signatures, probe);
+    const text = trackText(track);
+    const kind = isSceneText(track, motions) ? ("scene" as const) : ("overlay" as const);
+    const erase = options.texts ? lineMatches(text, options.texts) : kind === "overlay";
+    return { track, text, kind, erase };
+  });
+  return { tracks, frames: signatures.length, sampledFrames: samples.length };
+}
+
+/** A homography found on reduced frames, for full-resolution coordinates: S·H·S⁻¹. */
+function scaleMotion(h: readonly number[], factor: number): Motion {
+  const [a, b, c, d, e, f, g, k, l] = h as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return [a, b, c * factor, d, e, f * factor, g / factor, k / factor, l];
+}

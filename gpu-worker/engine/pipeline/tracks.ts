@@ -1,0 +1,111 @@
+import { normaliseText, substringDistance } from "./match-texts";
+
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A line of text read on one sampled frame, in full-resolution frame coordinates. */
+export interface Detection {
+  frame: number;
+  box: Box;
+  text: string;
+  confidence: number;
+}
+
+/** One text line followed over time: where it is on each frame it is on. */
+export interface Track {
+  id: number;
+  detections: Detection[];
+  /** First and last frames it is on (refined to the exact frame by the caller). */
+  first: number;
+  last: number;
+}
+
+export function iou(a: Box, b: Box): number {
+  const x1 = Math.max(a.x, b.x);
+  const y1 = Math.max(a.y, b.y);
+  const x2 = Math.min(a.x + a.width, b.x + b.width);
+  const y2 = Math.min(a.y + a.height, b.y + b.height);
+  const overlap = Math.max(0, x2 - x1) * Math.max(0, y2 - y1);
+  const union = a.width * a.height + b.width * b.height - overlap;
+  return union > 0 ? overlap / union : 0;
+}
+
+/** Same line of text, allowing OCR slips: few edits relative to the longer reading. */
+function similarText(a: string, b: string): boolean {
+  const left = normaliseText(a);
+  const right = normaliseText(b);
+  if (left.length === 0 || right.length === 0) return true;
+  const [short, long] = left.length <= right.length ? [left, right] : [right, left];
+  return substringDistance(short, long) <= Math.max(1, Math.floor(long.length * 0.34));
+}
+
+/** Boxes of one sliding line stay close: overlap, or a shift under one line height. */
+function sameLine(previous: Detection, next: Detection): boolean {
+  if (!similarText(previous.text, next.text)) return false;
+  if (iou(previous.box, next.box) >= 0.3) return true;
+  const dx = Math.abs(previous.box.x + previous.box.width / 2 - (next.box.x + next.box.width / 2));
+  const dy = Math.abs(previous.box.y + previous.box.height / 2 - (next.box.y + next.box.height / 2));
+  const size = Math.max(previous.box.height, next.box.height);
+  return dy < size && dx < size * 4 && Math.abs(previous.box.height - next.box.height) < size * 0.5;
+}
+
+/**
+ * Links the lines read on consecutive samples into tracks: a detection continues the track whose
+ * latest detection was on the previous sample and is the same line; otherwise it starts a track.
+ */
+export function buildTracks(samples: ReadonlyArray<{ frame: number; detections: Detection[] }>): Track[] {
+  const tracks: Track[] = [];
+  let open: Track[] = [];
+  for (const sample of samples) {
+    const continued: Track[] = [];
+    const unmatched = [...open];
+    for (const detection of [...sample.detections].sort((a, b) => b.confidence - a.confidence)) {
+      const index = unmatched.findIndex((track) => sameLine(track.detections.at(-1) as Detection, detection));
+      const track = index >= 0 ? (unmatched.splice(index, 1)[0] as Track) : undefined;
+      if (track) {
+        track.detections.push(detection);
+        track.last = detection.frame;
+        continued.push(track);
+      } else {
+        const started: Track = {
+          id: tracks.length,
+          detections: [detection],
+          first: detection.frame,
+          last: detection.frame,
+        };
+        tracks.push(started);
+        continued.push(started);
+      }
+    }
+    open = continued;
+  }
+  return tracks;
+}
+
+/** The track's box on a frame: interpolated between its detections, held at its ends. */
+export function boxAt(track: Track, frame: number): Box {
+  const { detections } = track;
+  const after = detections.findIndex((d) => d.frame >= frame);
+  if (after <= 0) return (detections[after === 0 ? 0 : detections.length - 1] as Detection).box;
+  const a = detections[after - 1] as Detection;
+  const b = detections[after] as Detection;
+  const t = (frame - a.frame) / (b.frame - a.frame);
+  const lerp = (p: number, q: number) => p + (q - p) * t;
+  return {
+    x: lerp(a.box.x, b.box.x),
+    y: lerp(a.box.y, b.box.y),
+    width: lerp(a.box.width, b.box.width),
+    height: lerp(a.box.height, b.box.height),
+  };
+}
+
+/** The reading seen most often (ties: the longest), as the track's text. */
+export function trackText(track: Track): string {
+  const counts = new Map<string, number>();
+  for (const { text } of track.detections) counts.set(text, (counts.get(text) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)[0]?.[0] ?? "";
+}

@@ -1,0 +1,89 @@
+import type { OcrEngine, RgbFrame } from "../ocr/ocr";
+
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Bounding box of the marked pixels, grown by `margin` and kept inside the frame; null for an empty mask. */
+export function maskBounds(mask: Uint8Array, width: number, height: number, margin: number): Region | null {
+  let x0 = width;
+  let y0 = height;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      if (mask[row + x] !== 255) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  if (x1 < 0) return null;
+  const left = Math.max(0, x0 - margin);
+  const top = Math.max(0, y0 - margin);
+  return {
+    x: left,
+    y: top,
+    width: Math.min(width, x1 + margin + 1) - left,
+    height: Math.min(height, y1 + margin + 1) - top,
+  };
+}
+
+export function cropFrame(frame: RgbFrame, region: Region): RgbFrame {
+  const data = new Uint8Array(region.width * region.height * 3);
+  for (let y = 0; y < region.height; y++) {
+    const from = ((region.y + y) * frame.width + region.x) * 3;
+    data.set(frame.data.subarray(from, from + region.width * 3), y * region.width * 3);
+  }
+  return { width: region.width, height: region.height, data };
+}
+
+/**
+ * Looks for text again where text was erased: detection on the cleaned region at native
+ * resolution. Returns the boxes found that overlap the mask, in frame coordinates.
+ */
+export async function residualText(ocr: OcrEngine, cleaned: RgbFrame, mask: Uint8Array): Promise<Region[]> {
+  const region = maskBounds(mask, cleaned.width, cleaned.height, 16);
+  if (!region || region.width < 8 || region.height < 8) return [];
+  const [boxes = []] = await ocr.detect([cropFrame(cleaned, region)]);
+  return boxes
+    .map(({ box }) => ({ x: box.x + region.x, y: box.y + region.y, width: box.width, height: box.height }))
+    .filter((box) => overlapsMask(box, mask, cleaned.width));
+}
+
+function overlapsMask(box: Region, mask: Uint8Array, width: number): boolean {
+  let inside = 0;
+  let total = 0;
+  for (let y = Math.floor(box.y); y < Math.ceil(box.y + box.height); y++) {
+    for (let x = Math.floor(box.x); x < Math.ceil(box.x + box.width); x++) {
+      total++;
+      if (mask[y * width + x] === 255) inside++;
+    }
+  }
+  return total > 0 && inside / total > 0.3;
+}
+
+/** Grows a mask by `radius` pixels (a square brush), for the second cleaning of a frame with residue. */
+export function dilate(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
+  const horizontal = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (mask[y * width + x] !== 255) continue;
+      horizontal.fill(255, y * width + Math.max(0, x - radius), y * width + Math.min(width, x + radius + 1));
+    }
+  }
+  const grown = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (horizontal[y * width + x] !== 255) continue;
+      for (let dy = Math.max(0, y - radius); dy <= Math.min(height - 1, y + radius); dy++)
+        grown[dy * width + x] = 255;
+    }
+  }
+  return grown;
+}

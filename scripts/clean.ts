@@ -1,0 +1,56 @@
+/**
+ * `npm run -s clean -- INPUT -o OUTPUT [--text "exact text"]... [--json]`: the cleaning pipeline on
+ * a local file, no edge needed. Progress on stderr; with --json one summary line on stdout.
+ */
+import { parseArgs } from "node:util";
+import { cleanVideo } from "../gpu-worker/engine/clean";
+
+const USAGE = 'usage: clean INPUT -o OUTPUT [--text "exact text"]... [--json]';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    output: { type: "string", short: "o" },
+    text: { type: "string", multiple: true },
+    json: { type: "boolean", default: false },
+  },
+});
+
+const [input] = positionals;
+if (!input || !values.output) {
+  console.error(USAGE);
+  process.exit(2);
+}
+
+const controller = new AbortController();
+process.on("SIGINT", () => controller.abort());
+
+let lastLine = "";
+const started = Date.now();
+cleanVideo(input, values.output, {
+  texts: values.text ?? null,
+  signal: controller.signal,
+  onProgress: (stage, fraction) => {
+    const line = `${stage} ${Math.floor(fraction * 100)}%`;
+    if (line !== lastLine) process.stderr.write(`\r${line.padEnd(30)}`);
+    lastLine = line;
+  },
+}).then(
+  (summary) => {
+    process.stderr.write("\n");
+    const result = { input, output: values.output, seconds: (Date.now() - started) / 1000, ...summary };
+    if (values.json) console.log(JSON.stringify(result));
+    else
+      console.error(
+        `cleaned ${summary.frames} frames, ${summary.linesErased} lines erased -> ${values.output}`,
+      );
+  },
+  (error: unknown) => {
+    process.stderr.write("\n");
+    const code = (error as { code?: string }).code ?? "processing_failed";
+    const message = error instanceof Error ? error.message : String(error);
+    if (values.json) console.log(JSON.stringify({ input, error: { code, message } }));
+    console.error(`clean: ${code}: ${message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,457 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import {
+  type FillResult,
+  fillFrame,
+  fillRegions,
+  inpaintSpatial,
+  type MaskedFrame,
+  type PreviousFill,
+  type RgbFrame,
+} from "../../gpu-worker/engine/fill";
+
+const MANDELBROT = "mandelbrot=size=1280x720:rate=25:start_scale=3:end_scale=3";
+
+/** Raw RGB24 frames from an ffmpeg lavfi source and filter chain. */
+function lavfiFrames(source: string, filter: string, width: number, height: number, count: number) {
+  const input = ["-v", "error", "-f", "lavfi", "-i", source, "-vf", filter, "-frames:v", String(count)];
+  const raw = execFileSync("ffmpeg", [...input, "-pix_fmt", "rgb24", "-f", "rawvideo", "-"], {
+    maxBuffer: width * height * 3 * count + 1024,
+  });
+  const size = width * height * 3;
+  expect(raw.length).toBe(size * count);
+  return Array.from({ length: count }, (_, k) => ({
+    width,
+    height,
+    data: new Uint8Array(raw.buffer, raw.byteOffset + k * size, size),
+  }));
+}
+
+type Box = [x: number, y: number, width: number, height: number];
+
+function maskOf(width: number, height: number, boxes: Box[]): Uint8Array {
+  const mask = new Uint8Array(width * height);
+  for (const [x, y, w, h] of boxes) {
+    for (let row = y; row < y + h; row += 1) mask.fill(255, row * width + x, row * width + x + w);
+  }
+  return mask;
+}
+
+/** A caption's background box plus glyph-like strokes above it: vertical stems with crossbars. */
+function captionBoxes(x: number, y: number, boxWidth: number, boxHeight: number, glyphs: number): Box[] {
+  const boxes: Box[] = [[x, y, boxWidth, boxHeight]];
+  for (let k = 0; k < glyphs; k += 1) {
+    boxes.push([x + k * 26, y - 40, 5, 32], [x + k * 26 - 6, y - 26, 18, 4]);
+  }
+  return boxes;
+}
+
+/** The colours `withText` burns in. */
+const TEXT_COLOURS = [0, 245];
+
+/** Masked pixels that are still exactly one of the text's grey levels. */
+function textColoured(frame: RgbFrame, mask: Uint8Array): number {
+  let count = 0;
+  for (let i = 0; i < mask.length; i += 1) {
+    const [r, g, b] = frame.data.subarray(i * 3, i * 3 + 3);
+    if (mask[i] && r === g && g === b && TEXT_COLOURS.includes(r as number)) count += 1;
+  }
+  return count;
+}
+
+/** Burns white text with a black outline into the masked pixels, as a caption would cover them. */
+function withText(frame: RgbFrame, mask: Uint8Array): MaskedFrame {
+  const data = Uint8Array.from(frame.data);
+  for (let i = 0; i < mask.length; i += 1) {
+    if (mask[i]) data.fill(TEXT_COLOURS[i % 7 === 0 ? 0 : 1] as number, i * 3, i * 3 + 3);
+  }
+  return { frame: { ...frame, data }, mask };
+}
+
+/** The masked pixels with an unmasked pixel beside them. */
+function edgeOf(mask: Uint8Array, width: number, height: number): Uint8Array {
+  return mask.map((value, i) => {
+    const x = i % width;
+    const y = Math.floor(i / width);
+    const open = (nx: number, ny: number) =>
+      nx >= 0 && ny >= 0 && nx < width && ny < height && !mask[ny * width + nx];
+    return value && (open(x - 1, y) || open(x + 1, y) || open(x, y - 1) || open(x, y + 1)) ? 255 : 0;
+  });
+}
+
+function maskedCount(mask: Uint8Array): number {
+  return mask.reduce((total, value) => total + (value ? 1 : 0), 0);
+}
+
+function psnrInMask(actual: RgbFrame, expected: RgbFrame, mask: Uint8Array): number {
+  let squared = 0;
+  let samples = 0;
+  for (let i = 0; i < mask.length; i += 1) {
+    if (!mask[i]) continue;
+    for (let c = 0; c < 3; c += 1) {
+      const difference = (actual.data[i * 3 + c] as number) - (expected.data[i * 3 + c] as number);
+      squared += difference * difference;
+      samples += 1;
+    }
+  }
+  return 10 * Math.log10((255 * 255) / Math.max(squared / samples, 1e-10));
+}
+
+function meanAbsDiffInMask(a: RgbFrame, b: RgbFrame, mask: Uint8Array): number {
+  let total = 0;
+  let samples = 0;
+  for (let i = 0; i < mask.length; i += 1) {
+    if (!mask[i]) continue;
+    for (let c = 0; c < 3; c += 1)
+      total += Math.abs((a.data[i * 3 + c] as number) - (b.data[i * 3 + c] as number));
+    samples += 3;
+  }
+  return total / samples;
+}
+
+/** The baseline: every masked pixel set to the mean colour of the unmasked pixels within 4 px. */
+function meanColourFill(frame: RgbFrame, mask: Uint8Array): RgbFrame {
+  const { width, height } = frame;
+  const sum = [0, 0, 0];
+  let count = 0;
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      if (mask[y * width + x] || !nearMask(mask, width, height, x, y, 4)) continue;
+      for (let c = 0; c < 3; c += 1)
+        sum[c] = (sum[c] as number) + (frame.data[(y * width + x) * 3 + c] as number);
+      count += 1;
+    }
+  }
+  const data = Uint8Array.from(frame.data);
+  const mean = sum.map((value) => Math.round(value / count));
+  for (let i = 0; i < mask.length; i += 1) if (mask[i]) data.set(mean, i * 3);
+  return { width, height, data };
+}
+
+function nearMask(mask: Uint8Array, width: number, height: number, x: number, y: number, radius: number) {
+  for (let dy = -radius; dy <= radius; dy += 1) {
+    for (let dx = -radius; dx <= radius; dx += 1) {
+      const nx = x + dx;
+      const ny = y + dy;
+      if (nx >= 0 && ny >= 0 && nx < width && ny < height && mask[ny * width + nx]) return true;
+    }
+  }
+  return false;
+}
+
+function expectOnlyMaskedChanged(input: RgbFrame, output: RgbFrame, mask: Uint8Array): void {
+  expect(output.width).toBe(input.width);
+  expect(output.height).toBe(input.height);
+  expect(output.data.length).toBe(input.data.length);
+  let changedOutside = 0;
+  for (let i = 0; i < mask.length; i += 1) {
+    if (mask[i]) continue;
+    for (let c = 0; c < 3; c += 1) if (output.data[i * 3 + c] !== input.data[i * 3 + c]) changedOutside += 1;
+  }
+  expect(changedOutside).toBe(0);
+}
+
+/** Masked pixel channels outside the colour range (±8) of the unmasked pixels within 8 px of the mask. */
+function outOfRange(frame: RgbFrame, mask: Uint8Array): number {
+  const low = [255, 255, 255];
+  const high = [0, 0, 0];
+  for (let y = 0; y < frame.height; y += 1) {
+    for (let x = 0; x < frame.width; x += 1) {
+      if (mask[y * frame.width + x] || !nearMask(mask, frame.width, frame.height, x, y, 8)) continue;
+      for (let c = 0; c < 3; c += 1) {
+        const value = frame.data[(y * frame.width + x) * 3 + c] as number;
+        low[c] = Math.min(low[c] as number, value);
+        high[c] = Math.max(high[c] as number, value);
+      }
+    }
+  }
+  let count = 0;
+  for (let i = 0; i < mask.length; i += 1) {
+    for (let c = 0; c < 3 && mask[i]; c += 1) {
+      const value = frame.data[i * 3 + c] as number;
+      if (value < (low[c] as number) - 8 || value > (high[c] as number) + 8) count += 1;
+    }
+  }
+  return count;
+}
+
+/** Fills frames first..last in order, each with the previous output, as the pipeline runs them. */
+async function fillSequence(window: MaskedFrame[], first: number, last: number, windowRadius: number) {
+  const results: FillResult[] = [];
+  let previous: PreviousFill | undefined;
+  for (let center = first; center <= last; center += 1) {
+    const result = await fillFrame(window, center, previous, { windowRadius });
+    results.push(result);
+    previous = { frame: result.frame, filledMask: result.synthesized };
+  }
+  return results;
+}
+
+/** A pseudo-random generator with a fixed seed (mulberry32), for reproducible sensor noise. */
+function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function withNoise(frame: RgbFrame, amplitude: number, random: () => number): RgbFrame {
+  const data = Uint8Array.from(frame.data, (value) =>
+    Math.min(255, Math.max(0, Math.round(value + (random() * 2 - 1) * amplitude))),
+  );
+  return { ...frame, data };
+}
+
+describe("temporal fill", () => {
+  const width = 640;
+  const height = 360;
+  // 8 px per frame to the left over a larger fractal.
+  const clean = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*200':y=200", width, height, 30);
+
+  it("fills a caption over a pan from neighbouring frames, leaving the rest untouched", async () => {
+    const mask = maskOf(width, height, captionBoxes(250, 290, 56, 28, 6));
+    const window = clean.map((frame) => withText(frame, mask));
+    const center = 8;
+    const result = await fillFrame(window, center, undefined, { windowRadius: 4 });
+    const truth = clean[center] as RgbFrame;
+    const input = (window[center] as MaskedFrame).frame;
+
+    const temporal = psnrInMask(result.frame, truth, mask);
+    const telea = psnrInMask(await inpaintSpatial(input, mask), truth, mask);
+    const mean = psnrInMask(meanColourFill(input, mask), truth, mask);
+    console.info(
+      `pan: temporal ${temporal.toFixed(1)} dB, Telea alone ${telea.toFixed(1)} dB, ` +
+        `mean colour ${mean.toFixed(1)} dB`,
+    );
+    expect(result.unseen).toBe(0);
+    expect(temporal).toBeGreaterThanOrEqual(35);
+    expect(temporal).toBeGreaterThan(telea);
+    expectOnlyMaskedChanged(input, result.frame, mask);
+  });
+
+  it("carries background revealed earlier through a wide caption band via the previous output", async () => {
+    const mask = maskOf(width, height, captionBoxes(240, 290, 160, 36, 7));
+    const window = clean.map((frame) => withText(frame, mask));
+    const results = await fillSequence(window, 0, 23, 4);
+    // 160 px at 8 px per frame: after 20 frames every pixel has been seen to the right of the band.
+    const last = results[23] as FillResult;
+    const carried = psnrInMask(last.frame, clean[23] as RgbFrame, mask);
+    const first = psnrInMask((results[0] as FillResult).frame, clean[0] as RgbFrame, mask);
+    console.info(`wide band over a pan: frame 0 ${first.toFixed(1)} dB, frame 23 ${carried.toFixed(1)} dB`);
+    expect(last.carried).toBeGreaterThan(0);
+    expect(carried).toBeGreaterThanOrEqual(35);
+    results.forEach((result, k) => {
+      expectOnlyMaskedChanged((window[k] as MaskedFrame).frame, result.frame, mask);
+    });
+  });
+
+  it("follows a zoom with the homography", async () => {
+    const zoom = lavfiFrames(
+      `${MANDELBROT},gblur=sigma=1.5`,
+      "scale=w='trunc((1280+t*320)/2)*2':h=-2:eval=frame,crop=640:360:x='(iw-640)/2':y='(ih-360)/2'",
+      width,
+      height,
+      10,
+    );
+    const mask = maskOf(width, height, captionBoxes(60, 300, 24, 20, 4));
+    const window = zoom.map((frame) => withText(frame, mask));
+    const result = await fillFrame(window, 5, undefined, { windowRadius: 4 });
+    const psnr = psnrInMask(result.frame, zoom[5] as RgbFrame, mask);
+    console.info(`zoom: temporal ${psnr.toFixed(1)} dB`);
+    expect(result.unseen).toBe(0);
+    expect(psnr).toBeGreaterThanOrEqual(35);
+    expectOnlyMaskedChanged((window[5] as MaskedFrame).frame, result.frame, mask);
+  });
+});
+
+describe("seams", () => {
+  it("feathers borrowed pixels into a frame whose exposure drifted", async () => {
+    const width = 640;
+    const height = 360;
+    const clean = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*200':y=200", width, height, 9);
+    const mask = maskOf(width, height, captionBoxes(250, 290, 56, 28, 6));
+    // The centre frame is 10 levels darker than its neighbours, as after an exposure change.
+    const truth = {
+      ...(clean[4] as RgbFrame),
+      data: (clean[4] as RgbFrame).data.map((v) => Math.max(0, v - 10)),
+    };
+    const window = clean.map((frame, k) => withText(k === 4 ? truth : frame, mask));
+    const edge = edgeOf(mask, width, height);
+    const edgeError = async (featherBand: number) => {
+      const result = await fillFrame(window, 4, undefined, { windowRadius: 4, featherBand });
+      expectOnlyMaskedChanged((window[4] as MaskedFrame).frame, result.frame, mask);
+      return meanAbsDiffInMask(result.frame, truth, edge);
+    };
+    const hard = await edgeError(0);
+    const feathered = await edgeError(6);
+    console.info(
+      `exposure drift: error on the mask's edge ${hard.toFixed(1)} unfeathered, ` +
+        `${feathered.toFixed(1)} feathered`,
+    );
+    expect(feathered).toBeLessThan(hard / 3);
+  });
+});
+
+describe("spatial fill", () => {
+  const width = 640;
+  const height = 360;
+  const [still] = lavfiFrames(MANDELBROT, "crop=640:360:x=400:y=80", width, height, 1) as [RgbFrame];
+  const mask = maskOf(width, height, captionBoxes(200, 300, 240, 30, 9));
+
+  it("inpaints what no frame shows, clearly better than the mean colour, with no holes", async () => {
+    const input = withText(still, mask);
+    // A static shot with a static caption: the neighbours never show what is under it.
+    const window = [input, input, input, input, input];
+    const result = await fillFrame(window, 2);
+    const filled = psnrInMask(result.frame, still, mask);
+    const mean = psnrInMask(meanColourFill(input.frame, mask), still, mask);
+    const ns = psnrInMask(await inpaintSpatial(input.frame, mask, { method: "ns" }), still, mask);
+    console.info(
+      `static: spatial ${filled.toFixed(1)} dB, NS ${ns.toFixed(1)} dB, mean colour ${mean.toFixed(1)} dB`,
+    );
+    expect(result.unseen).toBe(maskedCount(mask));
+    expect(filled).toBeGreaterThan(mean + 5);
+    // No holes and no trace of the text's own colours.
+    expect(outOfRange(result.frame, mask)).toBe(0);
+    expect(textColoured(result.frame, mask)).toBe(0);
+    expect(textColoured(input.frame, mask)).toBe(maskedCount(mask));
+    expectOnlyMaskedChanged(input.frame, result.frame, mask);
+  });
+
+  it("inpaintSpatial changes only masked pixels, with either method", async () => {
+    const input = withText(still, mask).frame;
+    for (const method of ["telea", "ns"] as const) {
+      expectOnlyMaskedChanged(input, await inpaintSpatial(input, mask, { method, radius: 3 }), mask);
+    }
+  });
+});
+
+describe("stability", () => {
+  it("keeps the fill of a static shot steady from frame to frame despite sensor noise", async () => {
+    const width = 640;
+    const height = 360;
+    const [still] = lavfiFrames(MANDELBROT, "crop=640:360:x=400:y=80", width, height, 1) as [RgbFrame];
+    const random = seededRandom(7);
+    const mask = maskOf(width, height, captionBoxes(200, 300, 240, 30, 9));
+    const window = Array.from({ length: 10 }, () => withText(withNoise(still, 4, random), mask));
+
+    const steady = await fillSequence(window, 0, 9, 3);
+    const independent = await Promise.all(
+      window.map((_, k) => fillFrame(window, k, undefined, { windowRadius: 3 })),
+    );
+    const flicker = (results: FillResult[]) => {
+      let total = 0;
+      for (let k = 1; k < results.length; k += 1) {
+        total += meanAbsDiffInMask(
+          (results[k] as FillResult).frame,
+          (results[k - 1] as FillResult).frame,
+          mask,
+        );
+      }
+      return total / (results.length - 1);
+    };
+    console.info(
+      `static noisy shot: flicker ${flicker(steady).toFixed(2)} with the previous fill, ` +
+        `${flicker(independent).toFixed(2)} without`,
+    );
+    expect(flicker(steady)).toBeLessThan(1);
+    steady.slice(1).forEach((result) => {
+      expect(result.carried).toBe(maskedCount(mask));
+    });
+    steady.forEach((result, k) => {
+      expectOnlyMaskedChanged((window[k] as MaskedFrame).frame, result.frame, mask);
+    });
+  });
+});
+
+describe("stability over a pan", () => {
+  it("eases fresh spatial fills in along the motion, so what no frame shows does not flicker", async () => {
+    const width = 640;
+    const height = 360;
+    // 4 px per frame: under a 200 px band most pixels stay hidden for the whole clip.
+    const clean = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*100':y=200", width, height, 12);
+    const mask = maskOf(width, height, captionBoxes(220, 290, 200, 36, 8));
+    const window = clean.map((frame) => withText(frame, mask));
+    const steady = await fillSequence(window, 0, 11, 3);
+    const independent = [];
+    for (let k = 0; k < 12; k += 1)
+      independent.push(await fillFrame(window, k, undefined, { windowRadius: 3 }));
+    // Content moves 4 px left per frame: pixel x now was at x + 4 in the frame before.
+    const flicker = (results: FillResult[]) => {
+      let total = 0;
+      let samples = 0;
+      for (let k = 1; k < results.length; k += 1) {
+        const now = (results[k] as FillResult).frame.data;
+        const before = (results[k - 1] as FillResult).frame.data;
+        for (let i = 0; i < mask.length; i += 1) {
+          if (!mask[i] || (i % width) + 4 >= width) continue;
+          for (let c = 0; c < 3; c += 1)
+            total += Math.abs((now[i * 3 + c] as number) - (before[(i + 4) * 3 + c] as number));
+          samples += 3;
+        }
+      }
+      return total / samples;
+    };
+    console.info(
+      `pan, hidden band: motion-compensated flicker ${flicker(steady).toFixed(2)} with the previous fill, ` +
+        `${flicker(independent).toFixed(2)} without`,
+    );
+    expect(flicker(steady)).toBeLessThan(1);
+    expect(flicker(steady)).toBeLessThan(flicker(independent));
+    steady.forEach((result, k) => {
+      expectOnlyMaskedChanged((window[k] as MaskedFrame).frame, result.frame, mask);
+    });
+  });
+});
+
+describe("native resolution", () => {
+  it("works on a crop around a small mask of a 1080p frame and touches only masked pixels", async () => {
+    const width = 1920;
+    const height = 1080;
+    const frames = lavfiFrames("testsrc2=size=1920x1080:rate=25", "null", width, height, 3);
+    const mask = maskOf(width, height, [[860, 1010, 200, 40]]);
+    const window = frames.map((frame) => withText(frame, mask));
+    const result = await fillFrame(window, 1, undefined, { margin: 16 });
+
+    expect(result.regions).toEqual([{ x: 844, y: 994, width: 232, height: 72 }]);
+    expectOnlyMaskedChanged((window[1] as MaskedFrame).frame, result.frame, mask);
+  });
+
+  it("keeps separate parts of the mask in separate crops", async () => {
+    const mask = maskOf(1920, 1080, [
+      [100, 40, 120, 30],
+      [860, 1010, 200, 40],
+      [1000, 1020, 30, 10],
+    ]);
+    expect(await fillRegions(mask, 1920, 1080, 8)).toEqual([
+      { x: 92, y: 32, width: 136, height: 46 },
+      { x: 852, y: 1002, width: 216, height: 56 },
+    ]);
+  });
+});
+
+describe("speed", () => {
+  it("fills a 1280x720 frame with a caption-sized mask", async () => {
+    const width = 1280;
+    const height = 720;
+    const wide = "mandelbrot=size=1920x720:rate=25:start_scale=3:end_scale=3";
+    const clean = lavfiFrames(wide, "crop=1280:720:x='t*100':y=0", width, height, 9);
+    const mask = maskOf(width, height, captionBoxes(320, 620, 640, 56, 24));
+    const window = clean.map((frame) => withText(frame, mask));
+    // The first call also loads OpenCV.
+    await fillFrame(window, 4, undefined, { windowRadius: 3 });
+    const started = performance.now();
+    const results = [];
+    for (let k = 3; k < 6; k += 1) results.push(await fillFrame(window, k, undefined, { windowRadius: 3 }));
+    const perFrame = (performance.now() - started) / results.length;
+    console.info(
+      `1280x720, ${maskedCount(mask)} masked pixels, window ±3: ${perFrame.toFixed(0)} ms per frame`,
+    );
+    results.forEach((result, k) => {
+      expectOnlyMaskedChanged((window[k + 3] as MaskedFrame).frame, result.frame, mask);
+    });
+  });
+});
