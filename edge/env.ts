@@ -21,6 +21,8 @@ export interface Env {
   DATA_KEY: string;
   /** Local mode: the GPU worker the jobs queue's consumer offers jobs to. */
   GPU_WORKER_URL?: string;
+  /** Seconds a worker's claim on a job lasts without a heartbeat (default 60). */
+  LEASE_SECONDS?: string;
   /** How long a webhook receiver may take to answer (default 15000). */
   WEBHOOK_TIMEOUT_MS?: string;
   /** R2's S3 API: when all four are set, uploads and results are presigned there (production). */

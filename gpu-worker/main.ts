@@ -1,23 +1,47 @@
-import { createServer } from "node:http";
+import { mkdir, rm } from "node:fs/promises";
 import { loadConfig } from "./config";
+import { EdgeClient } from "./edge-client";
+import { cleanVideo } from "./engine/clean";
+import { createOcrEngine } from "./engine/ocr/ocr";
+import { JobIntake } from "./intake";
+import { createWorkerServer } from "./server";
 
-/** The GPU worker process: for now its HTTP server with /health (job intake comes with the worker issue). */
-const config = loadConfig();
+/** One JSON line per event; never keys, secrets or presigned URLs. */
+const log = (entry: Record<string, unknown>) =>
+  console.log(JSON.stringify({ at: new Date().toISOString(), ...entry }));
 
-const server = createServer((request, response) => {
-  if (request.method === "GET" && request.url === "/health") {
-    response.writeHead(200, { "Content-Type": "application/json" });
-    response.end(JSON.stringify({ status: "ok", slots: config.slots, busy: 0 }));
-    return;
-  }
-  response.writeHead(404, { "Content-Type": "application/json" });
-  response.end(JSON.stringify({ error: "not found" }));
+async function main(): Promise<void> {
+  const config = loadConfig();
+  // Whatever a killed run left behind is of no use to anyone: start clean.
+  await rm(config.workDir, { recursive: true, force: true });
+  await mkdir(config.workDir, { recursive: true });
+  const ocr = await createOcrEngine();
+  log({
+    event: "engine_ready",
+    provider: ocr.provider,
+    ...(ocr.cpuReason ? { cpu_reason: ocr.cpuReason } : {}),
+  });
+  const client = new EdgeClient(config);
+  const intake = new JobIntake(config.slots, client, {
+    config,
+    client,
+    clean: (input, output, options) => cleanVideo(input, output, { ...options, ocr }),
+    log,
+  });
+  const server = createWorkerServer(config, intake);
+  server.listen(config.port, config.host, () => {
+    log({ event: "listening", url: `http://${config.host}:${config.port}`, slots: config.slots });
+  });
+  const shutdown = () => {
+    server.close();
+    // Running jobs stop with the process; their leases expire and the edge retries them elsewhere.
+    ocr.close().finally(() => process.exit(0));
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+}
+
+main().catch((error: unknown) => {
+  log({ event: "fatal", error: String(error) });
+  process.exit(1);
 });
-
-server.listen(config.port, config.host, () => {
-  console.log(`gpu-worker listening on http://${config.host}:${config.port}`);
-});
-
-const shutdown = () => server.close(() => process.exit(0));
-process.on("SIGINT", shutdown);
-process.on("SIGTERM", shutdown);

@@ -21,7 +21,8 @@ export function overallProgress(stage: string, fraction: number): number {
 }
 
 const MIN_INTERVAL_MS = 1000;
-const HEARTBEAT_MS = 10_000;
+/** Heartbeats must come well within the edge's lease (60 s by default). */
+const HEARTBEAT_MS = Number(process.env.GPU_WORKER_HEARTBEAT_MS ?? 10_000);
 
 /**
  * Reports a job's stage and progress to the edge at most once a second, never lower than before,

@@ -31,8 +31,9 @@ cleanVideo(input, values.output, {
   texts: values.text ?? null,
   signal: controller.signal,
   onProgress: (stage, fraction) => {
-    const line = `${stage} ${Math.floor(fraction * 100)}%`;
-    if (line !== lastLine) process.stderr.write(`\r${line.padEnd(30)}`);
+    // Whole tens of percent, so a log (not a terminal) gets a dozen lines, not thousands.
+    const line = `${stage} ${Math.floor(fraction * 10) * 10}%`;
+    if (line !== lastLine) process.stderr.write(process.stderr.isTTY ? `\r${line.padEnd(30)}` : `${line}\n`);
     lastLine = line;
   },
 }).then(

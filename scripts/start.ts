@@ -26,7 +26,16 @@ const quietEnv = {
 const children: ChildProcess[] = [];
 let stopping = false;
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = quietEnv): ChildProcess {
+/**
+ * Starts a child in its own process group. When it exits unexpectedly, `onExit` decides: the edge
+ * takes the whole stack down with it; the GPU worker is started again (as a supervisor would).
+ */
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = quietEnv,
+  onExit: () => void = () => stop(1),
+): ChildProcess {
   // Own process group, so stopping takes workerd and every grandchild with it.
   const child = spawn(command, args, {
     cwd: PROJECT_ROOT,
@@ -37,8 +46,8 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = quietEnv)
   children.push(child);
   child.on("exit", (code, signal) => {
     if (!stopping) {
-      console.error(`${path.basename(command)} exited (${signal ?? code}); stopping`);
-      stop(1);
+      console.error(`${path.basename(args.at(-1) ?? command)} exited (${signal ?? code})`);
+      onExit();
     }
   });
   return child;
@@ -123,17 +132,25 @@ async function main(): Promise<void> {
     `PUBLIC_BASE_URL:http://127.0.0.1:${port}`,
     "--var",
     `GPU_WORKER_URL:http://127.0.0.1:${workerPort}`,
+    ...(process.env.LEASE_SECONDS ? ["--var", `LEASE_SECONDS:${process.env.LEASE_SECONDS}`] : []),
     "--show-interactive-dev-session=false",
     "--log-level",
     process.env.WRANGLER_LOG_LEVEL ?? "warn",
   ]);
   const baseUrl = `http://127.0.0.1:${port}`;
-  run(process.execPath, ["--import", "tsx", path.join(PROJECT_ROOT, "gpu-worker/main.ts")], {
-    ...quietEnv,
-    GPU_WORKER_PORT: String(workerPort),
-    EDGE_URL: baseUrl,
-    WORKER_SECRET: devVars.WORKER_SECRET ?? "",
-  });
+  const startWorker = () =>
+    run(
+      process.execPath,
+      ["--import", "tsx", path.join(PROJECT_ROOT, "gpu-worker/main.ts")],
+      {
+        ...quietEnv,
+        GPU_WORKER_PORT: String(workerPort),
+        EDGE_URL: baseUrl,
+        WORKER_SECRET: devVars.WORKER_SECRET ?? "",
+      },
+      () => setTimeout(startWorker, 1000), // a crashed worker comes back; its jobs are retried
+    );
+  startWorker();
   await Promise.all([
     waitForHealth(`${baseUrl}/health`, 120_000),
     waitForHealth(`http://127.0.0.1:${workerPort}/health`, 60_000),

@@ -9,8 +9,10 @@ import { type JobRow, jobInput } from "./job-view";
 import { statusForStage, type WorkerStage } from "./stages";
 import { findWorkspace } from "./workspaces";
 
-/** A claim holds a job this long; every progress report (a heartbeat) extends it. */
-export const LEASE_MS = 60_000;
+/** A claim holds a job this long (LEASE_SECONDS, default 60); every progress report (a heartbeat) extends it. */
+export function leaseMs(env: Env): number {
+  return Number(env.LEASE_SECONDS ?? 60) * 1000;
+}
 /** Runs of one job before it fails for good (first try and two retries). */
 export const MAX_ATTEMPTS = 3;
 
@@ -40,7 +42,7 @@ export async function claimJob(env: Env, jobId: string, workerId: string): Promi
             AND running.status IN ('analyzing', 'processing')) < ?5
      RETURNING id`,
   )
-    .bind(workerId, now + LEASE_MS, now, jobId, limit)
+    .bind(workerId, now + leaseMs(env), now, jobId, limit)
     .first<{ id: string }>();
   const [after] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (claimed && after) return { ok: true, row: after };
@@ -65,7 +67,7 @@ export async function reportProgress(
   progress: number,
 ): Promise<ProgressResult> {
   const now = Date.now();
-  const leaseExpiresAt = now + LEASE_MS;
+  const leaseExpiresAt = now + leaseMs(env);
   const updated = await env.DB.prepare(
     `UPDATE jobs SET stage = ?1, status = ?2, progress = MAX(progress, ?3), lease_expires_at = ?4, updated_at = ?5
      WHERE id = ?6 AND lease_owner = ?7 AND status IN ('analyzing', 'processing') RETURNING id`,

@@ -1,7 +1,7 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
 import { fillFrame, type MaskedFrame, type PreviousFill } from "./fill";
 import { decodeFrames, openEncoder } from "./media/frames";
-import { probeVideo } from "./media/probe";
+import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
 import { analyseVideo, type TextTrack } from "./pipeline/analyse";
 import { markTextLine } from "./pipeline/masks";
@@ -17,6 +17,17 @@ const WIDEN_PIXELS = 4;
 export interface EngineOptions extends CleanOptions {
   /** A loaded OCR engine to reuse (the worker keeps one); otherwise one is opened for this call. */
   ocr?: OcrEngine;
+}
+
+/** A file cut short stops before the duration its header states: refuse it rather than shorten the ad. */
+function assertComplete(probe: VideoProbe, lastPtsSeconds: number): void {
+  const frameSeconds = 1 / Math.max(1, probe.avgFps);
+  if (lastPtsSeconds + 3 * frameSeconds < probe.durationSeconds * 0.98) {
+    throw new MediaError(
+      "unreadable_video",
+      `The video ends early: its frames stop at ${lastPtsSeconds.toFixed(2)} s of ${probe.durationSeconds.toFixed(2)} s.`,
+    );
+  }
 }
 
 /** The mask of one frame: every line to erase that is on screen then. */
@@ -52,6 +63,7 @@ export async function cleanVideo(
       ...(signal ? { signal } : {}),
       onProgress: (fraction) => report(locating, fraction),
     });
+    assertComplete(probe, analysis.lastPtsSeconds);
     const tracks = analysis.tracks.filter((t) => t.erase);
     report("masking", 1);
 

@@ -26,6 +26,8 @@ export interface Analysis {
   tracks: TextTrack[];
   frames: number;
   sampledFrames: number;
+  /** When the last decoded frame is shown: short of the stated duration, the file was cut. */
+  lastPtsSeconds: number;
 }
 
 export interface AnalyseOptions {
@@ -112,6 +114,7 @@ export async function analyseVideo(
   let batch: Sampled[] = [];
   let previous: { frame: RgbFrame; lines: TextLine[] } | null = null;
   let lastSampled = Number.NEGATIVE_INFINITY;
+  let lastPtsSeconds = 0;
 
   const readBatch = async () => {
     if (batch.length === 0) return;
@@ -158,6 +161,7 @@ export async function analyseVideo(
     const changed =
       signatures.length > 0 && changedShare(signatures.at(-1) as Uint8Array, signature) > CHANGE_TRIGGER;
     signatures.push(signature);
+    lastPtsSeconds = frame.ptsSeconds;
     if (frame.index - lastSampled >= interval || (changed && frame.index - lastSampled >= 2)) {
       batch.push({ index: frame.index, frame: { width: size.width, height: size.height, data: frame.data } });
       lastSampled = frame.index;
@@ -175,7 +179,7 @@ export async function analyseVideo(
     const erase = options.texts ? lineMatches(text, options.texts) : kind === "overlay";
     return { track, text, kind, erase };
   });
-  return { tracks, frames: signatures.length, sampledFrames: samples.length };
+  return { tracks, frames: signatures.length, sampledFrames: samples.length, lastPtsSeconds };
 }
 
 /** A homography found on reduced frames, for full-resolution coordinates: S·H·S⁻¹. */
