@@ -3,9 +3,9 @@ import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
 import { type OcrEngine, type RgbFrame, readText, type TextLine } from "../ocr/ocr";
 import { isSceneText, type Motion } from "./classify";
-import { lineMatches } from "./match-texts";
+import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, changedShare, frameSignature } from "./signatures";
-import { boxAt, buildTracks, type Detection, type Track, trackText } from "./tracks";
+import { type Box, boxAt, buildTracks, type Detection, type Track, trackText } from "./tracks";
 
 /** Text is read on frames at most this big (long side): enough for captions, far cheaper than 1080p. */
 const ANALYSIS_LONG_SIDE = 960;
@@ -47,6 +47,30 @@ export function analysisSize(probe: VideoProbe): { width: number; height: number
 interface Sampled {
   index: number;
   frame: RgbFrame;
+}
+
+/** Below this the reading is a guess: the box still marks text to erase, but its words are not trusted. */
+const MIN_READ_CONFIDENCE = 0.5;
+/** Detector confidence a box needs to count as text at all. */
+const MIN_BOX_SCORE = 0.6;
+
+/**
+ * Detects and reads the lines of a batch of frames. Unlike a plain OCR read, boxes the detector is
+ * sure of are kept even when their words are hard to read (small or stylised letters are still
+ * text to erase); such lines carry an empty text.
+ */
+async function readLines(ocr: OcrEngine, frames: RgbFrame[]): Promise<TextLine[][]> {
+  const boxes = (await ocr.detect(frames)).map((found) => found.filter((box) => box.score >= MIN_BOX_SCORE));
+  const read = await ocr.recognizeBoxes(
+    boxes.flatMap((found, i) => found.map((box) => ({ frame: frames[i] as RgbFrame, box }))),
+  );
+  let next = 0;
+  return boxes.map((found) =>
+    found.map(() => {
+      const line = read[next++] as TextLine;
+      return line.confidence >= MIN_READ_CONFIDENCE ? line : { ...line, text: "" };
+    }),
+  );
 }
 
 /** Union of text boxes as a mask, so motion features avoid the text (it moves on its own). */
@@ -118,9 +142,9 @@ export async function analyseVideo(
 
   const readBatch = async () => {
     if (batch.length === 0) return;
-    const lines = await readText(
+    const lines = await readLines(
+      options.ocr,
       batch.map((s) => s.frame),
-      { engine: options.ocr },
     );
     for (const [i, sample] of batch.entries()) {
       const found = lines[i] ?? [];
@@ -172,7 +196,7 @@ export async function analyseVideo(
   await readBatch();
 
   const sampledFrames = samples.map((s) => s.frame);
-  const tracks = buildTracks(samples).map((track) => {
+  const tracks = withoutNoise(buildTracks(samples)).map((track) => {
     refineEnds(track, sampledFrames, signatures, probe);
     const text = trackText(track);
     const kind = isSceneText(track, motions) ? ("scene" as const) : ("overlay" as const);
@@ -180,6 +204,29 @@ export async function analyseVideo(
     return { track, text, kind, erase };
   });
   return { tracks, frames: signatures.length, sampledFrames: samples.length, lastPtsSeconds };
+}
+
+const readable = (track: Track) => track.detections.some((d) => normaliseText(d.text).length >= 2);
+
+/** Same text row (vertical overlap) and close sideways, at the same time: a piece of one line. */
+function partOf(piece: Track, line: Track): boolean {
+  if (piece.last < line.first || line.last < piece.first) return false;
+  const a = piece.detections[0]?.box as Box;
+  const b = boxAt(line, Math.max(piece.first, line.first));
+  const vertical = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  const gap = Math.max(a.x - (b.x + b.width), b.x - (a.x + a.width), 0);
+  return vertical > 0.5 * Math.min(a.height, b.height) && gap < 1.5 * Math.max(a.height, b.height);
+}
+
+/**
+ * Drops what the detector took for text in textures: tracks never read as words. A box that could
+ * not be read but sits on a line that was (a word the reader missed) is kept: it is part of it.
+ */
+function withoutNoise(tracks: Track[]): Track[] {
+  const lines = tracks.filter(readable);
+  return tracks.filter(
+    (track) => readable(track) || lines.some((line) => line !== track && partOf(track, line)),
+  );
 }
 
 /** A homography found on reduced frames, for full-resolution coordinates: S·H·S⁻¹. */

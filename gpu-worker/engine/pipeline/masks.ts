@@ -107,9 +107,9 @@ export function markTextLine(image: RgbImage, box: Box, mask: Uint8Array): numbe
       histogram[d] = (histogram[d] as number) + 1;
     }
   }
-  const cut = Math.max(otsu(histogram, distances.length), MIN_GLYPH_CONTRAST);
-  const shaded = shadedBox(image, box, textRect, distances, cut);
+  const shaded = shadedBox(image, box, textRect);
   if (shaded) return fillRect(mask, width, shaded);
+  const cut = Math.max(otsu(histogram, distances.length), MIN_GLYPH_CONTRAST);
   const grow = Math.max(2, Math.round(box.height * 0.12));
   let marked = 0;
   for (let y = textRect.y0; y < textRect.y1; y++) {
@@ -139,94 +139,89 @@ function fillRect(mask: Uint8Array, width: number, rect: Rect): number {
   return marked;
 }
 
-/** Mean colour of the box's non-glyph pixels, and how much they vary. */
-function plainStats(image: RgbImage, rect: Rect, distances: Uint8Array, cut: number) {
-  const boxWidth = rect.x1 - rect.x0;
-  const sum = [0, 0, 0];
-  const squares = [0, 0, 0];
-  let count = 0;
-  for (let y = rect.y0; y < rect.y1; y++) {
-    for (let x = rect.x0; x < rect.x1; x++) {
-      if ((distances[(y - rect.y0) * boxWidth + (x - rect.x0)] as number) > cut) continue;
-      const i = (y * image.width + x) * 3;
-      for (let c = 0; c < 3; c++) {
-        const v = image.data[i + c] as number;
-        sum[c] = (sum[c] as number) + v;
-        squares[c] = (squares[c] as number) + v * v;
-      }
-      count++;
+/** Share of the pixels along a row (or column) segment that step in brightness from the line before it. */
+function edgeStrength(
+  image: RgbImage,
+  horizontal: boolean,
+  at: number,
+  from: number,
+  to: number,
+  inward: number,
+): number {
+  const luma = (x: number, y: number) => {
+    const i = (y * image.width + x) * 3;
+    return (
+      0.299 * (image.data[i] as number) +
+      0.587 * (image.data[i + 1] as number) +
+      0.114 * (image.data[i + 2] as number)
+    );
+  };
+  let stepping = 0;
+  let sign = 0;
+  for (let t = from; t < to; t++) {
+    const [xIn, yIn, xOut, yOut] = horizontal ? [t, at, t, at - inward] : [at, t, at - inward, t];
+    const step = luma(xIn, yIn) - luma(xOut, yOut);
+    if (Math.abs(step) > 12) {
+      stepping++;
+      sign += Math.sign(step);
     }
   }
-  const mean = sum.map((s) => s / Math.max(1, count));
-  const spread = Math.max(
-    ...squares.map((q, c) => Math.sqrt(Math.max(0, q / Math.max(1, count) - (mean[c] as number) ** 2))),
-  );
-  return { mean, spread };
+  const count = Math.max(1, to - from);
+  // A box edge steps the same way all along (a darker or lighter box), not back and forth (texture).
+  return Math.abs(sign) / count > 0.6 ? stepping / count : 0;
 }
 
-function rowOrColumnMatches(
+/** The strongest box edge between `near` (just outside the text) and `far` (a line height beyond). */
+function findEdge(
   image: RgbImage,
-  mean: number[],
-  xs: [number, number],
-  ys: [number, number],
-): boolean {
-  let close = 0;
-  let total = 0;
-  for (let y = ys[0]; y < ys[1]; y++) {
-    for (let x = xs[0]; x < xs[1]; x++) {
-      const i = (y * image.width + x) * 3;
-      const d = Math.max(
-        ...[0, 1, 2].map((c) => Math.abs((image.data[i + c] as number) - (mean[c] as number))),
-      );
-      if (d < 18) close++;
-      total++;
+  horizontal: boolean,
+  near: number,
+  far: number,
+  from: number,
+  to: number,
+): number | null {
+  const direction = far > near ? 1 : -1;
+  let best: number | null = null;
+  let bestStrength = 0.7;
+  for (let at = near; direction > 0 ? at <= far : at >= far; at += direction) {
+    const inside = at - direction; // the edge is between `inside` (box) and `at` (outside)
+    if (at < 1 || inside < 1 || at >= (horizontal ? image.height : image.width) - 1) break;
+    const strength = edgeStrength(image, horizontal, inside, from, to, -direction);
+    if (strength > bestStrength) {
+      best = inside;
+      bestStrength = strength;
     }
   }
-  return total > 0 && close / total > 0.8;
+  return best;
 }
 
 /**
- * A caption box: the text sits on a flat patch of colour (low spread) that the surroundings do not
- * share. Grows the rectangle outward while rows and columns keep that colour, up to a line height.
+ * A caption drawn on its own box (solid or see-through): four straight edges around the text where
+ * the brightness steps the same way along the whole edge, within a line height of the text. Returns
+ * the box, which is part of the overlay, or null when there is none.
  */
-function shadedBox(image: RgbImage, box: Box, rect: Rect, distances: Uint8Array, cut: number): Rect | null {
-  const { mean, spread } = plainStats(image, rect, distances, cut);
-  if (spread > 14) return null;
-  const limit = Math.round(box.height * 1.5);
-  const grown = { ...rect };
-  const step = (edge: keyof Rect, direction: number, bound: number) => {
-    for (let moved = 0; moved < limit; moved++) {
-      const next = grown[edge] + direction;
-      if (direction < 0 ? next < bound : next > bound) break;
-      const line =
-        edge === "x0" || edge === "x1"
-          ? rowOrColumnMatches(image, mean, direction < 0 ? [next, next + 1] : [next - 1, next], [
-              grown.y0,
-              grown.y1,
-            ])
-          : rowOrColumnMatches(
-              image,
-              mean,
-              [grown.x0, grown.x1],
-              direction < 0 ? [next, next + 1] : [next - 1, next],
-            );
-      if (!line) break;
-      grown[edge] = next;
-    }
-  };
-  step("y0", -1, 0);
-  step("y1", 1, image.height);
-  step("x0", -1, 0);
-  step("x1", 1, image.width);
-  // A real caption box reaches past the text; a flat background that goes on is not one.
-  const reachedPast = grown.y0 < rect.y0 || grown.y1 > rect.y1;
-  const bounded = grown.y0 > rect.y0 - limit && grown.y1 < rect.y1 + limit;
-  if (!reachedPast || !bounded) return null;
+function shadedBox(image: RgbImage, box: Box, rect: Rect): Rect | null {
+  // Boxes pad more sideways than above and below, and a line may be read as several boxes.
+  const reach = Math.round(box.height * 1.5);
+  const sideways = Math.round(box.height * 3);
+  const top = findEdge(image, true, rect.y0, Math.max(0, rect.y0 - reach), rect.x0, rect.x1);
+  const bottom = findEdge(
+    image,
+    true,
+    rect.y1,
+    Math.min(image.height - 1, rect.y1 + reach),
+    rect.x0,
+    rect.x1,
+  );
+  if (top === null || bottom === null) return null;
+  const left = findEdge(image, false, rect.x0, Math.max(0, rect.x0 - sideways), top, bottom);
+  const right = findEdge(image, false, rect.x1, Math.min(image.width - 1, rect.x1 + sideways), top, bottom);
+  if (left === null || right === null) return null;
   const margin = 2;
   return {
-    x0: Math.max(0, grown.x0 - margin),
-    y0: Math.max(0, grown.y0 - margin),
-    x1: Math.min(image.width, grown.x1 + margin),
-    y1: Math.min(image.height, grown.y1 + margin),
+    x0: Math.max(0, left - margin),
+    y0: Math.max(0, top - margin),
+    x1: Math.min(image.width, right + margin + 1),
+    y1: Math.min(image.height, bottom + margin + 1),
   };
 }

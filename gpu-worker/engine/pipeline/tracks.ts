@@ -45,8 +45,10 @@ function similarText(a: string, b: string): boolean {
 
 /** Boxes of one sliding line stay close: overlap, or a shift under one line height. */
 function sameLine(previous: Detection, next: Detection): boolean {
+  const overlap = iou(previous.box, next.box);
+  if (overlap >= 0.5) return true; // the same place on screen: the same line, however it was read
   if (!similarText(previous.text, next.text)) return false;
-  if (iou(previous.box, next.box) >= 0.3) return true;
+  if (overlap >= 0.3) return true;
   const dx = Math.abs(previous.box.x + previous.box.width / 2 - (next.box.x + next.box.width / 2));
   const dy = Math.abs(previous.box.y + previous.box.height / 2 - (next.box.y + next.box.height / 2));
   const size = Math.max(previous.box.height, next.box.height);
