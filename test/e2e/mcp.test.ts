@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeVideoFixtures } from "../fixtures/media";
-import { npmRun, type RunningStack, startStack } from "../helpers/stack";
+import { cliWorkspace, type RunningStack, startStack } from "../helpers/stack";
 
 let stack: RunningStack;
 let files: FileServer;
@@ -20,10 +20,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-mcp-"));
 type Answer = Record<string, any>;
 
 async function createWorkspace(plan: string): Promise<string> {
-  const created = await npmRun("admin", ["workspace", "create", "--plan", plan, "--credits", "1000"], {
-    BASE_URL: stack.baseUrl,
-  });
-  return JSON.parse(created.stdout).api_key;
+  return (await cliWorkspace(stack, plan, 1000)).api_key;
 }
 
 /** The SDK's own client over Streamable HTTP, as an agent's MCP client would connect. */

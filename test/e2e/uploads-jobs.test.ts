@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeVideoFixtures } from "../fixtures/media";
-import { npmRun, type RunningStack, startStack } from "../helpers/stack";
+import { cliWorkspace, type RunningStack, startStack } from "../helpers/stack";
 
 let stack: RunningStack;
 let files: FileServer;
@@ -33,10 +33,7 @@ beforeAll(async () => {
   fixtures = makeVideoFixtures(dir);
   files = await startFileServer(dir);
   stack = await startStack(18797);
-  const created = await npmRun("admin", ["workspace", "create", "--plan", "growth", "--credits", "1000"], {
-    BASE_URL: stack.baseUrl,
-  });
-  key = JSON.parse(created.stdout).api_key;
+  key = (await cliWorkspace(stack, "growth", 1000)).api_key;
 });
 
 afterAll(async () => {

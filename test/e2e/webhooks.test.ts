@@ -6,7 +6,7 @@ import { verifyWebhook } from "../../edge/webhooks/signature";
 import { readDevVars } from "../../scripts/lib/dev-config";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeVideoFixtures } from "../fixtures/media";
-import { npmRun, type RunningStack, startStack } from "../helpers/stack";
+import { cliWorkspace, type RunningStack, startStack } from "../helpers/stack";
 
 let stack: RunningStack;
 let files: FileServer;
@@ -65,10 +65,7 @@ beforeAll(async () => {
   makeVideoFixtures(dir);
   files = await startFileServer(dir);
   stack = await startStack(18817);
-  const created = await npmRun("admin", ["workspace", "create", "--plan", "growth", "--credits", "1000"], {
-    BASE_URL: stack.baseUrl,
-  });
-  workspace = JSON.parse(created.stdout);
+  workspace = await cliWorkspace(stack, "growth", 1000);
 });
 
 afterAll(async () => {

@@ -3,26 +3,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JOB_STAGES, JOB_STATUSES } from "../../edge/schemas/jobs";
 import { createOcrEngine } from "../../gpu-worker/engine/ocr/ocr";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeCaptionedClip } from "../fixtures/media";
-import { npmRun, type RunningStack, startStack } from "../helpers/stack";
+import { cliWorkspace, type RunningStack, startStack } from "../helpers/stack";
 
 const PORT = 18827;
 const WORKER_DIR = path.join(tmpdir(), `adclean-worker-${PORT + 1}`);
-const SPEC_STAGES = [
-  "queued",
-  "preparing",
-  "reading_text",
-  "downloading",
-  "masking",
-  "cleaning",
-  "verifying",
-  "assembling",
-  "finalizing",
-  "retrying",
-];
-const SPEC_STATUSES = ["queued", "analyzing", "processing", "succeeded", "failed", "canceled"];
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-worker-"));
 let stack: RunningStack;
 let files: FileServer;
@@ -125,10 +113,7 @@ beforeAll(async () => {
     GPU_WORKER_HEARTBEAT_MS: "1500",
     LOCAL_CRON_INTERVAL_MS: "2000",
   });
-  const created = await npmRun("admin", ["workspace", "create", "--plan", "scale", "--credits", "5000"], {
-    BASE_URL: stack.baseUrl,
-  });
-  key = JSON.parse(created.stdout).api_key;
+  key = (await cliWorkspace(stack, "scale", 5000)).api_key;
 });
 
 afterAll(async () => {
@@ -157,8 +142,8 @@ describe("the GPU worker runs jobs end to end on npm start", () => {
     for (let i = 1; i < seen.length; i++)
       expect((seen[i] as Job).progress).toBeGreaterThanOrEqual((seen[i - 1] as Job).progress);
     for (const state of seen) {
-      expect(SPEC_STATUSES).toContain(state.status);
-      if (state.stage !== null) expect(SPEC_STAGES).toContain(state.stage);
+      expect(JOB_STATUSES).toContain(state.status);
+      if (state.stage !== null) expect(JOB_STAGES).toContain(state.stage);
     }
     const cleaned = path.join(dir, "cleaned.mp4");
     writeFileSync(cleaned, new Uint8Array(await (await fetch(done.result?.url as string)).arrayBuffer()));

@@ -99,3 +99,27 @@ export function npmRun(
     child.on("exit", (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+export interface CliWorkspace {
+  workspace_id: string;
+  api_key: string;
+  signing_secret: string;
+  key_id: string;
+}
+
+/** A workspace made with the admin CLI, as an operator would, on the given stack. */
+export async function cliWorkspace(
+  stack: RunningStack,
+  plan: string,
+  credits: number,
+): Promise<CliWorkspace> {
+  const created = await npmRun(
+    "admin",
+    ["workspace", "create", "--plan", plan, "--credits", String(credits)],
+    {
+      BASE_URL: stack.baseUrl,
+    },
+  );
+  if (created.code !== 0) throw new Error(`admin workspace create failed: ${created.stderr}`);
+  return JSON.parse(created.stdout) as CliWorkspace;
+}

@@ -1,7 +1,7 @@
 import { MotionEstimator } from "../fill/motion";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
-import { type OcrEngine, type RgbFrame, readText, type TextLine } from "../ocr/ocr";
+import type { OcrEngine, RgbFrame, TextLine } from "../ocr/ocr";
 import { isSceneText, type Motion } from "./classify";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, changedShare, frameSignature } from "./signatures";
