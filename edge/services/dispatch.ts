@@ -17,9 +17,9 @@ export interface JobMessage {
  * Sends a job to the GPU workers. A failed send is logged, not thrown: the job row stays queued
  * and the scheduled reaper sends it again.
  */
-export async function dispatchJob(env: Env, message: JobMessage): Promise<void> {
+export async function dispatchJob(env: Env, message: JobMessage, delaySeconds = 0): Promise<void> {
   try {
-    await env.JOBS_QUEUE.send(message, { contentType: "json" });
+    await env.JOBS_QUEUE.send(message, { contentType: "json", delaySeconds });
   } catch (error) {
     console.error(
       JSON.stringify({

@@ -10,6 +10,8 @@ import { MAX_ATTEMPTS } from "./leases";
 const BATCH = 100;
 /** A queued job untouched this long is sent again (a lost dispatch); claims make duplicates harmless. */
 export const REDISPATCH_AFTER_MS = 15 * 60 * 1000;
+/** A lost job waits this long per run it already had before a worker may take it again. */
+export const RETRY_DELAY_SECONDS = 5;
 /** How far back the sweep looks for terminal jobs whose event was never recorded. */
 const RECONCILE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -55,7 +57,12 @@ export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): 
       .where(and(eq(jobs.id, job.id), inArray(jobs.status, RUNNING_STATUSES), lt(jobs.leaseExpiresAt, nowMs)))
       .returning({ id: jobs.id });
     if (requeued) {
-      await dispatchJob(env, { job_id: job.id, workspace_id: job.workspaceId });
+      // Back off before the retry, so a video that kills its worker does not take down the next one at once.
+      await dispatchJob(
+        env,
+        { job_id: job.id, workspace_id: job.workspaceId },
+        RETRY_DELAY_SECONDS * job.attempts,
+      );
       report.retried++;
     }
   }
