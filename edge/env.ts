@@ -25,6 +25,8 @@ export interface Env {
   LEASE_SECONDS?: string;
   /** How long a webhook receiver may take to answer (default 15000). */
   WEBHOOK_TIMEOUT_MS?: string;
+  /** Results larger than this many bytes are uploaded in parts (default 64 MiB). */
+  MULTIPART_THRESHOLD_BYTES?: string;
   /** R2's S3 API: when all four are set, uploads and results are presigned there (production). */
   S3_ENDPOINT?: string;
   S3_BUCKET?: string;

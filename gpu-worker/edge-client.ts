@@ -24,6 +24,26 @@ export interface UploadTarget {
   headers: Record<string, string>;
 }
 
+/** A part's address; every part starts at (part_number - 1) * part_size of the file. */
+export interface PartTarget extends UploadTarget {
+  part_number: number;
+  size_bytes: number;
+}
+
+export interface MultipartTarget {
+  upload_id: string;
+  part_size: number;
+  parts: PartTarget[];
+}
+
+/** Where the result goes (edge/internal/result-upload.ts): one PUT, or parts when it is large. */
+export type ResultTarget = UploadTarget | { multipart: MultipartTarget };
+
+export interface UploadedPart {
+  part_number: number;
+  etag: string;
+}
+
 export class LeaseLostError extends Error {
   override name = "LeaseLostError";
 }
@@ -76,10 +96,22 @@ export class EdgeClient {
     return ((await response.json()) as { canceled: boolean }).canceled;
   }
 
-  async resultTarget(jobId: string, sizeBytes: number): Promise<UploadTarget> {
+  async resultTarget(jobId: string, sizeBytes: number): Promise<ResultTarget> {
     const response = await this.post(`/jobs/${jobId}/result-target`, { size_bytes: sizeBytes });
     if (!response.ok) throw new LeaseLostError(await EdgeClient.refusal(response));
-    return (await response.json()) as UploadTarget;
+    return (await response.json()) as ResultTarget;
+  }
+
+  /** Joins the uploaded parts into the result object. */
+  async completeResult(jobId: string, uploadId: string, parts: UploadedPart[]): Promise<void> {
+    const response = await this.post(`/jobs/${jobId}/result-complete`, { upload_id: uploadId, parts });
+    if (!response.ok) throw new LeaseLostError(await EdgeClient.refusal(response));
+  }
+
+  /** Drops the parts of an upload that will not be completed. */
+  async abortResult(jobId: string, uploadId: string): Promise<void> {
+    const response = await this.post(`/jobs/${jobId}/result-abort`, { upload_id: uploadId });
+    if (!response.ok) throw new Error(`result abort refused: HTTP ${response.status}`);
   }
 
   async succeed(jobId: string, resultSizeBytes: number): Promise<void> {

@@ -5,7 +5,7 @@ import { DownloadError, downloadSource } from "./download";
 import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client";
 import type { CleanVideo } from "./engine-contract";
 import { ProgressReporter } from "./progress";
-import { uploadFile } from "./upload";
+import { uploadResult } from "./upload";
 
 /** Codes a customer can act on; anything else is our fault and says so. */
 const CUSTOMER_CODES = new Set([
@@ -59,7 +59,7 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<"succee
     await reporter.flush();
     controller.signal.throwIfAborted();
     const { size } = await stat(output);
-    await uploadFile(output, await client.resultTarget(job.id, size), controller.signal);
+    await uploadResult(client, job.id, output, size, controller.signal);
     reporter.stop();
     await client.succeed(job.id, size);
     log({ event: "job_succeeded", job_id: job.id, size_bytes: size });

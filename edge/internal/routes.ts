@@ -13,6 +13,7 @@ import type { JobRow } from "../services/job-view";
 import { claimedJobView, claimJob, reportProgress } from "../services/leases";
 import { WORKER_STAGES } from "../services/stages";
 import { mediaStorage } from "../storage/media-storage";
+import { resultTarget } from "./result-upload";
 
 const workerId = z.string().min(1).max(100);
 const ProgressBody = z.object({
@@ -33,6 +34,16 @@ const CompleteBody = z.discriminatedUnion("outcome", [
     message: z.string().min(1).max(1000),
   }),
 ]);
+
+const uploadId = z.string().min(1).max(1024);
+const ResultCompleteBody = z.object({
+  worker_id: workerId,
+  upload_id: uploadId,
+  parts: z
+    .array(z.object({ part_number: z.number().int().min(1).max(10_000), etag: z.string().min(1).max(200) }))
+    .min(1)
+    .max(10_000),
+});
 
 /** Where a job's cleaned MP4 is stored. */
 export const resultKey = (row: Pick<JobRow, "workspaceId" | "id">) =>
@@ -55,7 +66,8 @@ async function leasedJob(
 
 /**
  * The GPU workers' API (WORKER_SECRET bearer): claim a job (a lease), report progress (the
- * heartbeat; the answer says when the job was canceled), get a result upload address, complete.
+ * heartbeat; the answer says when the job was canceled), get a result upload address (or part
+ * addresses, then complete or abort the multipart upload), complete.
  */
 export const internalRoutes = new Hono<AppBindings>()
   .use(async (c, next) => {
@@ -99,13 +111,32 @@ export const internalRoutes = new Hono<AppBindings>()
     );
     const row = await leasedJob(c.env, c.req.param("id"), body.worker_id);
     if (!row) return refusal("lease_lost");
-    const target = await mediaStorage(c.env, new URL(c.req.url).origin).uploadTarget({
-      key: resultKey(row),
-      contentType: "video/mp4",
-      sizeBytes: body.size_bytes,
-      expiresAt: Date.now() + 60 * 60 * 1000,
-    });
-    return c.json(target);
+    const storage = mediaStorage(c.env, new URL(c.req.url).origin);
+    return c.json(await resultTarget(c.env, storage, resultKey(row), body.size_bytes));
+  })
+  .post("/jobs/:id/result-complete", async (c) => {
+    const body = await parseJsonBody(c, ResultCompleteBody);
+    const row = await leasedJob(c.env, c.req.param("id"), body.worker_id);
+    if (!row) return refusal("lease_lost");
+    const parts = body.parts.map((part) => ({ partNumber: part.part_number, etag: part.etag }));
+    await mediaStorage(c.env, new URL(c.req.url).origin).completeMultipart(
+      resultKey(row),
+      body.upload_id,
+      parts,
+    );
+    return c.json({ completed: true });
+  })
+  .post("/jobs/:id/result-abort", async (c) => {
+    const body = await parseJsonBody(c, z.object({ worker_id: workerId, upload_id: uploadId }));
+    // No lease needed: after a cancel the worker holds none, and the upload id names only its own upload.
+    const [row] = await database(c.env.DB)
+      .select({ workspaceId: jobs.workspaceId, id: jobs.id })
+      .from(jobs)
+      .where(eq(jobs.id, c.req.param("id")))
+      .limit(1);
+    if (!row) throw new ApiError("job_not_found", "No such job.");
+    await mediaStorage(c.env, new URL(c.req.url).origin).abortMultipart(resultKey(row), body.upload_id);
+    return c.json({ aborted: true });
   })
   .post("/jobs/:id/complete", async (c) => {
     const body = await parseJsonBody(c, CompleteBody);

@@ -6,8 +6,10 @@ import type { AppBindings } from "../env";
 import { ApiError } from "../lib/errors";
 import {
   LOCAL_DOWNLOAD_PATH,
+  LOCAL_PART_PATH,
   LOCAL_UPLOAD_PATH,
   verifyDownloadSignature,
+  verifyPartSignature,
   verifyUploadSignature,
 } from "./local-signed";
 import { contentDisposition } from "./s3-presigned";
@@ -34,6 +36,17 @@ function keyFrom(url: string, prefix: string): string {
   return decodeURIComponent(new URL(url).pathname.slice(prefix.length));
 }
 
+/** A PUT must announce exactly the signed length (a chunked body has no Content-Length and fails too). */
+function requireLength(contentLength: string | undefined, sizeBytes: number): void {
+  if (contentLength !== String(sizeBytes)) {
+    throw new ApiError(
+      "invalid_parameter",
+      `The body must be exactly ${sizeBytes} bytes, as declared.`,
+      "Content-Length",
+    );
+  }
+}
+
 /**
  * Local mode's stand-in for R2's presigned S3 addresses: the Worker checks the signature, expiry,
  * type and length itself and streams the body into (or out of) the R2 binding.
@@ -58,13 +71,7 @@ export const localStorageRoutes = new Hono<AppBindings>()
         "Content-Type",
       );
     }
-    if (c.req.header("Content-Length") !== String(sizeBytes)) {
-      throw new ApiError(
-        "invalid_parameter",
-        `The body must be exactly ${sizeBytes} bytes, as declared.`,
-        "Content-Length",
-      );
-    }
+    requireLength(c.req.header("Content-Length"), sizeBytes);
     if (await c.env.BUCKET.head(key)) {
       throw new ApiError("upload_already_received", "This upload's file was already received.");
     }
@@ -82,6 +89,28 @@ export const localStorageRoutes = new Hono<AppBindings>()
       .set({ receivedAt: Date.now() })
       .where(eq(uploads.objectKey, key));
     return c.body(null, 200, { ETag: stored.httpEtag });
+  })
+  .put(`${LOCAL_PART_PATH}*`, async (c) => {
+    const part = {
+      key: keyFrom(c.req.url, LOCAL_PART_PATH),
+      uploadId: c.req.query("upload_id") ?? "",
+      partNumber: Number(c.req.query("part")),
+      sizeBytes: Number(c.req.query("size")),
+      expiresAt: Number(c.req.query("expires")),
+    };
+    if (!(await verifyPartSignature(c.env.DATA_KEY, part, c.req.query("signature") ?? ""))) {
+      throw new ApiError("signature_invalid", "The part URL's signature does not match.");
+    }
+    if (Date.now() > part.expiresAt) {
+      throw new ApiError("signature_invalid", "The part URL has expired: ask for a new result target.");
+    }
+    requireLength(c.req.header("Content-Length"), part.sizeBytes);
+    const uploaded = await c.env.BUCKET.resumeMultipartUpload(part.key, part.uploadId).uploadPart(
+      part.partNumber,
+      c.req.raw.body ?? new Uint8Array(),
+    );
+    // Quoted like S3's answer, so the GPU worker handles both alike.
+    return c.body(null, 200, { ETag: `"${uploaded.etag}"` });
   })
   .get(`${LOCAL_DOWNLOAD_PATH}*`, async (c) => {
     const key = keyFrom(c.req.url, LOCAL_DOWNLOAD_PATH);

@@ -15,14 +15,35 @@ export interface UploadSlot {
   expiresAt: number;
 }
 
+/** One part of a multipart upload: its number (from 1) and exact length. */
+export interface PartSlot {
+  key: string;
+  uploadId: string;
+  partNumber: number;
+  sizeBytes: number;
+  expiresAt: number;
+}
+
+/** A part as stored: completing the upload names each part with the ETag its PUT answered. */
+export interface UploadedPart {
+  partNumber: number;
+  etag: string;
+}
+
 /**
  * Presigned addresses for uploads and results. Production signs R2's S3 API (content type and
  * length bound into the signature); local mode signs addresses of this Worker, which streams the
- * body into the R2 binding. Callers do not know which.
+ * body into the R2 binding. Callers do not know which. Large files go up in parts: the upload is
+ * started and completed (or aborted) here, with the credentials; only the parts are presigned.
  */
 export interface MediaStorage {
   uploadTarget(slot: UploadSlot): Promise<UploadTarget>;
   downloadUrl(key: string, expiresAt: number, filename: string): Promise<string>;
+  /** Starts a multipart upload; resolves to its upload id. */
+  startMultipart(key: string, contentType: string): Promise<string>;
+  partTarget(part: PartSlot): Promise<UploadTarget>;
+  completeMultipart(key: string, uploadId: string, parts: UploadedPart[]): Promise<void>;
+  abortMultipart(key: string, uploadId: string): Promise<void>;
 }
 
 /** S3 credentials select production presigning; without them the Worker signs its own URLs. */
@@ -35,5 +56,5 @@ export function mediaStorage(env: Env, requestOrigin: string): MediaStorage {
       secretAccessKey: env.S3_SECRET_ACCESS_KEY,
     });
   }
-  return localSignedStorage(env.DATA_KEY, requestOrigin);
+  return localSignedStorage(env, requestOrigin);
 }

@@ -1,6 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../edge/index";
+import { RESULT_PART_BYTES } from "../../edge/internal/result-upload";
 import { MAX_ATTEMPTS } from "../../edge/services/leases";
 import {
   api,
@@ -47,6 +48,36 @@ async function succeed(jobId: string, bytes: Uint8Array, worker = "w1"): Promise
     result_size_bytes: bytes.length,
   });
 }
+
+interface PartAnswer {
+  part_number: number;
+  size_bytes: number;
+  url: string;
+  headers: Record<string, string>;
+}
+
+interface MultipartAnswer {
+  multipart: { upload_id: string; part_size: number; parts: PartAnswer[] };
+}
+
+async function multipartTarget(jobId: string, sizeBytes: number): Promise<MultipartAnswer["multipart"]> {
+  const response = await internal(`/jobs/${jobId}/result-target`, { worker_id: "w1", size_bytes: sizeBytes });
+  return (await response.json<MultipartAnswer>()).multipart;
+}
+
+function randomBytes(length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  // getRandomValues fills at most 64 KiB a call.
+  for (let offset = 0; offset < length; offset += 65_536) {
+    crypto.getRandomValues(bytes.subarray(offset, offset + 65_536));
+  }
+  return bytes;
+}
+
+const sha256Hex = async (bytes: ArrayBuffer | Uint8Array) =>
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
 
 async function expireLease(jobId: string): Promise<void> {
   await env.DB.prepare("UPDATE jobs SET lease_expires_at = ? WHERE id = ?")
@@ -193,6 +224,89 @@ describe("internal worker API", () => {
     for (let i = 0; i < 4; i++) made.push(await createJob(api_key, { video_url: fixtureUrl("clip.mp4") }));
     const answers = await Promise.all(made.map((job, i) => claim(job.id, `w${i}`)));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 409]);
+  });
+});
+
+describe("multipart results (threshold 1 MB in the test config)", () => {
+  it("a large result goes up in signed parts, is completed, and downloads byte for byte", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    const result = randomBytes(RESULT_PART_BYTES + 1_048_583);
+    const multipart = await multipartTarget(job.id, result.length);
+    expect(multipart.part_size).toBe(RESULT_PART_BYTES);
+    expect(multipart.parts.map((part) => [part.part_number, part.size_bytes])).toEqual([
+      [1, RESULT_PART_BYTES],
+      [2, 1_048_583],
+    ]);
+    const last = multipart.parts[1] as PartAnswer;
+    const lastBytes = result.subarray(RESULT_PART_BYTES);
+    const otherPart = new URL(last.url);
+    otherPart.searchParams.set("part", "1");
+    await expectError(
+      await SELF.fetch(otherPart, { method: "PUT", headers: last.headers, body: lastBytes }),
+      403,
+      "signature_invalid",
+    );
+    const short = await SELF.fetch(last.url, {
+      method: "PUT",
+      headers: last.headers,
+      body: lastBytes.subarray(1),
+    });
+    expect((await expectError(short, 400, "invalid_parameter")).error.param).toBe("Content-Length");
+    const uploaded = [];
+    for (const part of multipart.parts) {
+      const start = (part.part_number - 1) * multipart.part_size;
+      const body = result.subarray(start, start + part.size_bytes);
+      const put = await SELF.fetch(part.url, { method: "PUT", headers: part.headers, body });
+      expect(put.status).toBe(200);
+      uploaded.push({ part_number: part.part_number, etag: put.headers.get("ETag") });
+    }
+    const completion = { upload_id: multipart.upload_id, parts: uploaded };
+    const intruder = await internal(`/jobs/${job.id}/result-complete`, { worker_id: "w2", ...completion });
+    expect(await intruder.json()).toMatchObject({ error: { reason: "lease_lost" } });
+    expect(
+      (await internal(`/jobs/${job.id}/result-complete`, { worker_id: "w1", ...completion })).status,
+    ).toBe(200);
+    const complete = await internal(`/jobs/${job.id}/complete`, {
+      worker_id: "w1",
+      outcome: "succeeded",
+      result_size_bytes: result.length,
+    });
+    expect(complete.status).toBe(200);
+    const done = await getJob(api_key, job.id);
+    expect(done).toMatchObject({ status: "succeeded", result: { size_bytes: result.length } });
+    const download = await SELF.fetch(done.result?.url ?? "");
+    expect(await sha256Hex(await download.arrayBuffer())).toBe(await sha256Hex(result));
+  });
+
+  it("result-abort drops the parts: no object is stored and the job cannot complete with it", async () => {
+    const { api_key, workspace_id } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    const result = randomBytes(2_000_000);
+    const multipart = await multipartTarget(job.id, result.length);
+    const only = multipart.parts[0] as PartAnswer;
+    const put = await SELF.fetch(only.url, { method: "PUT", headers: only.headers, body: result });
+    const parts = [{ part_number: 1, etag: put.headers.get("ETag") }];
+    const abort = await internal(`/jobs/${job.id}/result-abort`, {
+      worker_id: "w1",
+      upload_id: multipart.upload_id,
+    });
+    expect(abort.status).toBe(200);
+    const late = await internal(`/jobs/${job.id}/result-complete`, {
+      worker_id: "w1",
+      upload_id: multipart.upload_id,
+      parts,
+    });
+    expect(late.ok).toBe(false);
+    expect(await env.BUCKET.head(`results/${workspace_id}/${job.id}.mp4`)).toBeNull();
+    const complete = await internal(`/jobs/${job.id}/complete`, {
+      worker_id: "w1",
+      outcome: "succeeded",
+      result_size_bytes: result.length,
+    });
+    expect((await expectError(complete, 400, "invalid_parameter")).error.param).toBe("result_size_bytes");
   });
 });
 

@@ -136,7 +136,7 @@ describe("PUT to the upload URL (local mode)", () => {
   });
 
   it("refuses a PUT after the one-hour window", async () => {
-    const storage = localSignedStorage(env.DATA_KEY, "http://edge.test");
+    const storage = localSignedStorage(env, "http://edge.test");
     const target = await storage.uploadTarget({
       key: "uploads/ws_test/up_expired",
       contentType: "video/mp4",

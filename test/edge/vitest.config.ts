@@ -19,6 +19,8 @@ export default defineProject(async () => {
             DATA_KEY: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
             // A receiver that never answers is given up on after this, not 15 s, to keep tests short.
             WEBHOOK_TIMEOUT_MS: "500",
+            // Results over 1 MB go up in parts (lifecycle.test.ts); the video fixtures stay below it.
+            MULTIPART_THRESHOLD_BYTES: "1000000",
             TEST_MIGRATIONS: migrations,
           },
         },
