@@ -1,0 +1,355 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rgbFrames } from "../../bench/raw-frames";
+import { cleanVideo } from "../../gpu-worker/engine/clean";
+import { createOcrEngine, type OcrEngine, type Rect, type RgbFrame } from "../../gpu-worker/engine/ocr/ocr";
+
+const run = promisify(execFile);
+const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** From Debian's fonts-dejavu-core, which ffmpeg's fontconfig dependency installs. */
+const FONT_FILE = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+const WIDTH = 640;
+const HEIGHT = 360;
+const FPS = 25;
+const SIZE = { width: WIDTH, height: HEIGHT };
+/** Pixels around a caption's letters that still belong to its area (the engine grows its masks a little). */
+const AREA_MARGIN = 16;
+
+/**
+ * A camera panning over a softened fractal: the background moves under the captions, as in most ads, so
+ * what a caption hides on one frame shows on others.
+ */
+const PAN =
+  "mandelbrot=s=1280x720:start_x=-0.7436438870:start_y=0.1318259042:start_scale=0.03:end_pts=1" +
+  ":maxiter=300:outer=normalized_iteration_count:inner=mincol,gblur=sigma=1,trim=end_frame=1," +
+  `loop=loop=-1:size=1,settb=1/${FPS},setpts=N,fps=${FPS},crop=${WIDTH}:${HEIGHT}:x='60+t*110':y='200'`;
+
+interface Caption {
+  text: string;
+  size: number;
+  y: string;
+  /** Drawn on a shaded, semi-transparent box, like a hook. */
+  box?: boolean;
+}
+
+const SALE: Caption = { text: "SALE 50% OFF", size: 40, y: "h-text_h-30" };
+const WAIT: Caption = { text: "WAIT FOR IT", size: 34, y: "30", box: true };
+
+/** The caption as drawtext; `outline` is the outline's colour (white makes the outline visible on black). */
+function drawtext(caption: Caption, frames: [number, number], outline = "black"): string {
+  const options = [
+    `fontfile=${FONT_FILE}`,
+    `text='${caption.text}'`,
+    "expansion=none", // "%" is drawtext's escape character otherwise
+    `fontsize=${caption.size}`,
+    "fontcolor=white",
+    "borderw=3",
+    `bordercolor=${outline}`,
+    ...(caption.box ? ["box=1", "boxcolor=black@0.5", "boxborderw=10"] : []),
+    "x=(w-text_w)/2",
+    `y=${caption.y}`,
+    `enable='between(n,${frames[0]},${frames[1]})'`,
+  ];
+  return `drawtext=${options.join(":")}`;
+}
+
+async function ffmpeg(args: string[]): Promise<Buffer> {
+  const { stdout } = await run("ffmpeg", ["-hide_banner", "-v", "error", "-y", ...args], {
+    encoding: "buffer",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** A pan with captions on the given frames, AAC audio, H.264 as ads arrive. */
+async function makeClip(file: string, seconds: number, captions: Array<[Caption, [number, number]]>) {
+  const overlays = captions.map(([caption, frames]) => drawtext(caption, frames)).join(",");
+  await ffmpeg([
+    ...["-f", "lavfi", "-i", `${PAN},trim=end_frame=${seconds * FPS},format=yuv420p,${overlays}`],
+    ...["-f", "lavfi", "-t", String(seconds), "-i", "sine=frequency=440:sample_rate=48000"],
+    ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", "-c:a", "aac"],
+    file,
+  ]);
+}
+
+/** Where a caption lies: its letters, outline and box drawn alone in white on black, grown by the margin. */
+async function captionArea(caption: Caption): Promise<Rect> {
+  const data = await ffmpeg([
+    ...["-f", "lavfi", "-i", `color=black:s=${WIDTH}x${HEIGHT},${drawtext(caption, [0, 0], "white")}`],
+    ...["-frames:v", "1", "-pix_fmt", "gray", "-f", "rawvideo", "-"],
+  ]);
+  let [left, top, right, bottom] = [WIDTH, HEIGHT, -1, -1];
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      if (!data[y * WIDTH + x]) continue;
+      [left, top, right, bottom] = [
+        Math.min(left, x),
+        Math.min(top, y),
+        Math.max(right, x),
+        Math.max(bottom, y),
+      ];
+    }
+  }
+  const x = Math.max(0, left - AREA_MARGIN);
+  const y = Math.max(0, top - AREA_MARGIN);
+  return {
+    x,
+    y,
+    width: Math.min(WIDTH, right + AREA_MARGIN + 1) - x,
+    height: Math.min(HEIGHT, bottom + AREA_MARGIN + 1) - y,
+  };
+}
+
+const inside = (area: Rect, x: number, y: number) =>
+  x >= area.x && x < area.x + area.width && y >= area.y && y < area.y + area.height;
+
+const overlaps = (a: Rect, b: Rect) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** Sum of squared differences and sample count of two RGB frames, outside `area` (everywhere without one). */
+function squaredError(a: Uint8Array, b: Uint8Array, area?: Rect): { squared: number; samples: number } {
+  let squared = 0;
+  let samples = 0;
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      if (area && inside(area, x, y)) continue;
+      for (let c = (y * WIDTH + x) * 3, end = c + 3; c < end; c++)
+        squared += ((a[c] as number) - (b[c] as number)) ** 2;
+      samples += 3;
+    }
+  }
+  return { squared, samples };
+}
+
+const psnr = ({ squared, samples }: { squared: number; samples: number }) =>
+  squared === 0 ? Number.POSITIVE_INFINITY : 10 * Math.log10((255 * 255 * samples) / squared);
+
+/** Input and output decoded side by side, frame by frame. */
+async function* framePairs(input: string, output: string): AsyncGenerator<[number, Uint8Array, Uint8Array]> {
+  const outputFrames = rgbFrames(output, SIZE);
+  let index = 0;
+  for await (const before of rgbFrames(input, SIZE)) {
+    const after = await outputFrames.next();
+    if (after.done) throw new Error(`${output} ends at frame ${index}`);
+    yield [index++, before, after.value];
+  }
+}
+
+async function probe(file: string) {
+  const { stdout } = await run("ffprobe", [
+    ...["-v", "error", "-count_packets", "-of", "json", "-show_format"],
+    ...["-show_entries", "stream=codec_type,codec_name,r_frame_rate,avg_frame_rate,nb_read_packets", file],
+  ]);
+  const report = JSON.parse(stdout) as {
+    streams: Array<Record<string, string>>;
+    format: { duration: string };
+  };
+  const video = report.streams.find((stream) => stream.codec_type === "video");
+  const audio = report.streams.find((stream) => stream.codec_type === "audio");
+  return { video, audio, duration: Number(report.format.duration) };
+}
+
+/** MD5 of the audio packets as stored: equal only when the audio was copied untouched. */
+async function audioPacketsMd5(file: string): Promise<string> {
+  return (await ffmpeg(["-i", file, "-map", "0:a", "-c", "copy", "-f", "md5", "-"])).toString().trim();
+}
+
+/** Lines read in an area of the frame (the detector's boxes that overlap it, recognised). */
+async function linesIn(ocr: OcrEngine, frame: RgbFrame, area: Rect): Promise<string[]> {
+  const [boxes = []] = await ocr.detect([frame]);
+  const there = boxes.filter((box) => overlaps(box.box, area));
+  return (await ocr.recognize(frame, there)).map((line) => line.text);
+}
+
+const normalise = (text: string) => text.toUpperCase().replace(/[^A-Z0-9%]/g, "");
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+let workDir: string;
+let ocr: OcrEngine;
+const file = (name: string) => path.join(workDir, name);
+
+/** The caption is on frames 20 to 54 of 75 (0.8 s to 2.2 s of 3 s). */
+const SALE_FRAMES: [number, number] = [20, 54];
+
+beforeAll(async () => {
+  if (!existsSync(FONT_FILE)) throw new Error(`${FONT_FILE} is missing: install Debian's fonts-dejavu-core`);
+  workDir = await mkdtemp(path.join(tmpdir(), "clean-test-"));
+  ocr = await createOcrEngine();
+  await makeClip(file("caption.mp4"), 3, [[SALE, SALE_FRAMES]]);
+  await makeClip(file("two-captions.mp4"), 2, [
+    [WAIT, [0, 49]],
+    [SALE, [0, 49]],
+  ]);
+});
+
+afterAll(async () => {
+  await ocr?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe("cleanVideo on a panning clip with a caption", () => {
+  let summary: Awaited<ReturnType<typeof cleanVideo>>;
+  let area: Rect;
+
+  beforeAll(async () => {
+    area = await captionArea(SALE);
+    summary = await cleanVideo(file("caption.mp4"), file("caption-clean.mp4"), { ocr });
+  });
+
+  it("erases the caption: the detector finds no text where the input had it", async () => {
+    expect(summary.linesErased).toBeGreaterThanOrEqual(1);
+    for await (const [index, before, after] of framePairs(file("caption.mp4"), file("caption-clean.mp4"))) {
+      if (index < SALE_FRAMES[0] || index > SALE_FRAMES[1] || index % 5 !== 0) continue;
+      const inputFrame = { ...SIZE, data: before };
+      const [boxesBefore = []] = await ocr.detect([inputFrame]);
+      expect(
+        boxesBefore.some((box) => overlaps(box.box, area)),
+        `frame ${index} of the input`,
+      ).toBe(true);
+      const [boxesAfter = []] = await ocr.detect([{ ...SIZE, data: after }]);
+      expect(
+        boxesAfter.filter((box) => overlaps(box.box, area)).map((box) => box.box),
+        `frame ${index}`,
+      ).toEqual([]);
+    }
+  });
+
+  it("leaves the rest of the picture as it was, and frames without the caption near-identical", async () => {
+    const outside = { squared: 0, samples: 0 };
+    const captionFree = { squared: 0, samples: 0 };
+    for await (const [index, before, after] of framePairs(file("caption.mp4"), file("caption-clean.mp4"))) {
+      const withCaption = index >= SALE_FRAMES[0] && index <= SALE_FRAMES[1];
+      const error = squaredError(before, after, withCaption ? area : undefined);
+      const sum = withCaption ? outside : captionFree;
+      sum.squared += error.squared;
+      sum.samples += error.samples;
+    }
+    expect(psnr(outside)).toBeGreaterThanOrEqual(40);
+    expect(psnr(captionFree)).toBeGreaterThanOrEqual(40);
+  });
+
+  it("keeps the frame count, frame rate, duration and the audio packets", async () => {
+    const before = await probe(file("caption.mp4"));
+    const after = await probe(file("caption-clean.mp4"));
+    expect(summary.frames).toBe(75);
+    expect(after.video?.nb_read_packets).toBe(before.video?.nb_read_packets);
+    expect(after.video?.r_frame_rate).toBe(before.video?.r_frame_rate);
+    expect(after.video?.avg_frame_rate).toBe(before.video?.avg_frame_rate);
+    expect(Math.abs(after.duration - before.duration)).toBeLessThan(1 / FPS);
+    expect(after.audio?.codec_name).toBe(before.audio?.codec_name);
+    expect(await audioPacketsMd5(file("caption-clean.mp4"))).toBe(await audioPacketsMd5(file("caption.mp4")));
+  });
+});
+
+describe("cleanVideo with texts", () => {
+  it("erases only the named line: the top hook goes, the bottom caption still reads", async () => {
+    await cleanVideo(file("two-captions.mp4"), file("two-captions-clean.mp4"), {
+      texts: ["WAIT FOR IT"],
+      ocr,
+    });
+    const top = await captionArea(WAIT);
+    const bottom = await captionArea(SALE);
+    for await (const [index, before, after] of framePairs(
+      file("two-captions.mp4"),
+      file("two-captions-clean.mp4"),
+    )) {
+      if (index % 10 !== 5) continue;
+      const read = (data: Uint8Array, area: Rect) => linesIn(ocr, { ...SIZE, data }, area);
+      expect(normalise((await read(before, top)).join("")), `frame ${index} of the input`).toBe("WAITFORIT");
+      // The fractal beside the hook may yield a stray letter; no word of the hook may remain.
+      const left = normalise((await read(after, top)).join(""));
+      expect(left, `frame ${index} reads "${left}"`).not.toMatch(/WAIT|FOR/);
+      const kept = normalise((await read(after, bottom)).join(""));
+      expect(editDistance(kept, "SALE50%OFF"), `frame ${index} reads "${kept}"`).toBeLessThanOrEqual(2);
+    }
+  });
+});
+
+describe("cleanVideo on files it cannot clean", () => {
+  const badInputs: Array<{
+    name: string;
+    file: string;
+    codes: string[];
+    make: (to: string) => Promise<unknown>;
+  }> = [
+    {
+      name: "a text file",
+      file: "not-a-video.mp4",
+      codes: ["unsupported_format"],
+      make: (to) => writeFile(to, "this is a text file, not a video\n".repeat(20)),
+    },
+    {
+      name: "a truncated MP4",
+      file: "truncated.mp4",
+      codes: ["unreadable_video"],
+      make: async (to) => {
+        const whole = await readFile(file("caption.mp4"));
+        await writeFile(to, whole.subarray(0, whole.length >> 1));
+      },
+    },
+    {
+      name: "an audio-only file",
+      file: "audio-only.mp4",
+      codes: ["unsupported_format"],
+      make: (to) => ffmpeg(["-f", "lavfi", "-t", "1", "-i", "sine=frequency=440", "-c:a", "aac", to]),
+    },
+    {
+      // ffmpeg writes no video track at all for a stream that never got a frame.
+      name: "a video without frames",
+      file: "zero-frames.mp4",
+      codes: ["unreadable_video", "unsupported_format"],
+      make: (to) =>
+        ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240", "-frames:v", "0", "-c:v", "libx264", to]),
+    },
+  ];
+
+  it.each(badInputs)("refuses $name with a clear error code and leaves no output", async (bad) => {
+    await bad.make(file(bad.file));
+    const output = file(`clean-${bad.file}`);
+    const error = await cleanVideo(file(bad.file), output, { ocr }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(bad.codes).toContain((error as { code?: string }).code);
+    expect(existsSync(output)).toBe(false);
+  });
+});
+
+describe("npm run clean --json", () => {
+  const clean = (...args: string[]) =>
+    run("npm", ["run", "-s", "clean", "--", ...args, "--json"], { cwd: REPO_ROOT }).catch(
+      (error: { stdout: string }) => error,
+    );
+
+  it("prints one JSON line with the summary", async () => {
+    await makeClip(file("short.mp4"), 1, [[SALE, [0, 24]]]);
+    const { stdout } = await clean(file("short.mp4"), "-o", file("short-clean.mp4"));
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ output: file("short-clean.mp4"), frames: 25 });
+  });
+
+  it("prints one JSON line with the error code when the input is no video", async () => {
+    await writeFile(file("notes.mp4"), "not a video\n".repeat(20));
+    const { stdout } = await clean(file("notes.mp4"), "-o", file("notes-clean.mp4"));
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ error: { code: "unsupported_format" } });
+  });
+});
