@@ -1,0 +1,148 @@
+import {
+  callToAction,
+  caption,
+  hook,
+  isOn,
+  type Overlay,
+  priceTag,
+  repeated,
+  slidingLine,
+  spanFrames,
+  wordByWord,
+} from "./overlays";
+import type { Camera, SceneText, Shot } from "./scenes";
+
+export interface ClipSpec extends Shot {
+  name: string;
+  /** What the clip tests. */
+  purpose: string;
+  camera: Camera;
+  /** A sign in the scene that must stay (moves with the scene). */
+  sceneText?: SceneText;
+  overlays: Overlay[];
+  /** Whether ffmpeg delogo and OpenCV Telea run too (the long memory clips measure the engine only). */
+  baselines: boolean;
+  /** Part of the --quick subset. */
+  quick: boolean;
+  /** Counted for the 720p speed target (1280x720 or 720x1280). */
+  speed: boolean;
+}
+
+const HD = { width: 1280, height: 720, fps: 25, seconds: 4 };
+/** The memory pair: the same footage and overlay cycle, one minute and ten minutes long. */
+const MEMORY = { width: 320, height: 180, fps: 10 };
+/** At 180 lines the usual sizes are 12 to 15 pixels, too small to read reliably. */
+const MEMORY_TEXT_SCALE = 1.4;
+
+function memoryClip(name: string, seconds: number): ClipSpec {
+  return {
+    name,
+    purpose: `memory: ${seconds / 60} min at ${MEMORY.width}x${MEMORY.height}, text on screen 20% of the time`,
+    ...MEMORY,
+    seconds,
+    camera: { kind: "pan", picture: "texture", from: [0.2, 0.3], to: [0.8, 0.7], pingPongSeconds: 120 },
+    overlays: [
+      repeated(caption("DOUBLE YOUR RESULTS", 1, 2.5), 10, seconds),
+      repeated(hook("READ THIS FIRST", 6, 6.5), 10, seconds),
+    ].map((overlay) => ({ ...overlay, scale: MEMORY_TEXT_SCALE })),
+    baselines: false,
+    quick: false,
+    speed: false,
+  };
+}
+
+export const CLIPS: ClipSpec[] = [
+  {
+    name: "caption-pan",
+    purpose: "white bold outlined bottom captions over a pan across smooth and detailed areas",
+    ...HD,
+    camera: { kind: "pan", picture: "fractal", from: [0.75, 0.55], to: [0.2, 0.45] },
+    overlays: [caption("THIS CHANGED MY MORNING", 0.3, 1.9), caption("AND IT TAKES TEN SECONDS", 2.1, 3.8)],
+    baselines: true,
+    quick: true,
+    speed: true,
+  },
+  {
+    name: "hook-price",
+    purpose: "a top hook on a semi-transparent box and a solid price tag over a diagonal pan",
+    ...HD,
+    camera: { kind: "pan", picture: "fractal", from: [0.1, 0.2], to: [0.4, 0.6] },
+    overlays: [hook("WAIT FOR THE END", 0, 2.6), priceTag("$19.99", 0.8, 4)],
+    baselines: true,
+    quick: false,
+    speed: true,
+  },
+  {
+    name: "slide-cta",
+    purpose: "a line sliding in and a call-to-action button over slowly panning test bars",
+    ...HD,
+    camera: { kind: "pan", picture: "bars", from: [0.3, 0.5], to: [0.42, 0.5] },
+    overlays: [slidingLine("NEW DROP TODAY", 0.3, 3.6, 0.9), callToAction("SHOP NOW", 1.5, 4)],
+    baselines: true,
+    quick: false,
+    speed: true,
+  },
+  {
+    name: "scene-text",
+    purpose: "a sign that pans with the scene must stay; the caption over the same scene must go",
+    ...HD,
+    camera: { kind: "pan", picture: "fractal", from: [0.2, 0.4], to: [0.6, 0.4] },
+    sceneText: { text: "OPEN 24 HOURS", x: 1500, y: 760, size: 60 },
+    overlays: [caption("LIMITED TIME ONLY", 0.4, 3.6)],
+    baselines: true,
+    quick: true,
+    speed: true,
+  },
+  {
+    name: "vertical-words",
+    purpose: "9:16 portrait zoom-in: yellow word-by-word subtitles under a hook on a box",
+    width: 720,
+    height: 1280,
+    fps: 25,
+    seconds: 4,
+    camera: { kind: "zoom", picture: "texture", from: 1, to: 1.3 },
+    overlays: [
+      hook("POV YOU FOUND IT", 0, 1.6),
+      ...wordByWord("YOU WONT BELIEVE HOW EASY THIS IS", 0.4, 0.45),
+    ],
+    baselines: true,
+    quick: false,
+    speed: true,
+  },
+  {
+    name: "life",
+    purpose: "a caption over content that changes every frame: nothing to borrow from the neighbours",
+    width: 960,
+    height: 540,
+    fps: 25,
+    seconds: 4,
+    camera: { kind: "life" },
+    overlays: [caption("SWIPE UP TO LEARN MORE", 0.5, 3.5)],
+    baselines: true,
+    quick: false,
+    speed: false,
+  },
+  memoryClip("memory-1min", 60),
+  memoryClip("memory-10min", 600),
+];
+
+/**
+ * Overlays on screen at the same time must have zones apart (the truth mask is shared out by zone);
+ * a clip that breaks this is a mistake in this file.
+ */
+export function checkZones(clip: ClipSpec): void {
+  const frames = clip.overlays.map((overlay) => spanFrames(overlay, clip.fps));
+  const total = Math.round(clip.seconds * clip.fps);
+  clip.overlays.forEach((a, i) => {
+    clip.overlays.slice(i + 1).forEach((b, k) => {
+      const apart =
+        a.zone.x1 <= b.zone.x0 || b.zone.x1 <= a.zone.x0 || a.zone.y1 <= b.zone.y0 || b.zone.y1 <= a.zone.y0;
+      if (apart) return;
+      for (let n = 0; n < total; n++) {
+        if (isOn(frames[i] ?? [], n) && isOn(frames[i + 1 + k] ?? [], n)) {
+          throw new Error(`${clip.name}: "${a.text}" and "${b.text}" share a zone on frame ${n}`);
+        }
+      }
+    });
+  });
+}

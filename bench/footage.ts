@@ -1,0 +1,89 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { type ClipSpec, checkZones } from "./clips";
+import { ffmpeg } from "./ffmpeg";
+import { drawtextFilter } from "./overlays";
+import { cameraGraph, picturePath, pictureVersion, pictureWithSign } from "./scenes";
+import { clipFiles, measureTruth, type Truth } from "./truth";
+
+/** Bumped when the way clips are made changes (pictures are versioned by their own graphs). */
+const FOOTAGE_VERSION = 1;
+
+const LOSSLESS = ["-c:v", "libx264", "-preset", "veryfast", "-qp", "0"];
+/** The ad as it reaches the service: a high-quality H.264 master with AAC audio. */
+const INPUT_ENCODING = ["-c:v", "libx264", "-preset", "medium", "-crf", "16", "-pix_fmt", "yuv420p"];
+const INPUT_AUDIO = ["-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart"];
+
+function specHash(clip: ClipSpec): string {
+  const picture = clip.camera.kind === "life" ? undefined : clip.camera.picture;
+  return createHash("sha256")
+    .update(JSON.stringify({ FOOTAGE_VERSION, clip, picture: picture && pictureVersion(picture) }))
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/**
+ * Makes a clip's files in `dir` unless the cache already holds them for this very spec: the clean
+ * footage, the same with the overlays (both lossless), the input the methods are given, the footage
+ * without its sign (scene-text clips), and the measured truth. clip.json is written last: its presence
+ * with the right hash means the folder is complete.
+ */
+export async function buildClip(
+  root: string,
+  clip: ClipSpec,
+): Promise<{ dir: string; truth: Truth; built: boolean }> {
+  const dir = path.join(root, "clips", clip.name);
+  const files = clipFiles(dir);
+  const hash = specHash(clip);
+  if (existsSync(files.spec) && existsSync(files.truth)) {
+    const cached = JSON.parse(await readFile(files.spec, "utf8")) as { hash: string };
+    if (cached.hash === hash) {
+      return { dir, truth: JSON.parse(await readFile(files.truth, "utf8")) as Truth, built: false };
+    }
+  }
+  checkZones(clip);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await render(root, dir, clip);
+  const truth = await measureTruth(dir, clip);
+  if (truth.unclaimed > 0) throw new Error(`${clip.name}: ${truth.unclaimed} mask pixels outside every zone`);
+  await writeFile(files.truth, `${JSON.stringify(truth, null, 2)}\n`);
+  await writeFile(files.spec, `${JSON.stringify({ hash, clip }, null, 2)}\n`);
+  return { dir, truth, built: true };
+}
+
+/** One ffmpeg run films the scene once and writes every file of the clip from it. */
+async function render(root: string, dir: string, clip: ClipSpec): Promise<void> {
+  const files = clipFiles(dir);
+  const inputs: string[] = [];
+  const graph: string[] = [];
+  const { camera } = clip;
+  if (camera.kind !== "life") {
+    const picture = await picturePath(path.join(root, "pictures"), camera.picture);
+    if (clip.sceneText) {
+      const signed = path.join(dir, "picture-with-sign.png");
+      await pictureWithSign(picture, clip.sceneText, signed);
+      inputs.push("-i", signed, "-i", picture);
+      graph.push(`${cameraGraph(camera, clip, "1:v")}[plain]`);
+    } else {
+      inputs.push("-i", picture);
+    }
+  }
+  const audioInput = inputs.length / 2;
+  inputs.push("-f", "lavfi", "-t", String(clip.seconds), "-i", "sine=frequency=330:sample_rate=48000");
+  const overlays = clip.overlays.map((overlay) => drawtextFilter(overlay, clip.width, clip.height, clip.fps));
+  graph.push(
+    `${cameraGraph(camera, clip, "0:v")},split=2[clean][base]`,
+    `[base]${overlays.join(",") || "null"},split=2[overlaid][input]`,
+  );
+  await ffmpeg([
+    ...inputs,
+    ...["-filter_complex", graph.join(";")],
+    ...["-map", "[clean]", ...LOSSLESS, files.clean],
+    ...["-map", "[overlaid]", ...LOSSLESS, files.overlaid],
+    ...["-map", "[input]", "-map", `${audioInput}:a`, ...INPUT_ENCODING, ...INPUT_AUDIO, files.input],
+    ...(clip.sceneText ? ["-map", "[plain]", ...LOSSLESS, files.plain] : []),
+  ]);
+}

@@ -1,0 +1,89 @@
+import path from "node:path";
+import type { ClipSpec } from "./clips";
+import { FFMPEG } from "./ffmpeg";
+import { enableExpression } from "./overlays";
+import { measureProcess } from "./process-tree";
+import { OUTPUT_ENCODING } from "./raw-encoder";
+import { clipFiles, type Truth } from "./truth";
+
+export type MethodName = "transcode" | "engine" | "delogo" | "telea";
+
+/** Pixels the baselines' regions are grown by around the true overlay pixels (the codec's ringing). */
+export const BASELINE_GROW = 2;
+
+const REPO_ROOT = path.resolve(import.meta.dirname, "..");
+
+export interface MethodRun {
+  method: MethodName;
+  output: string;
+  seconds: number;
+  peakRssMb: number;
+  /** The engine's own summary line (`npm run clean -- --json`). */
+  summary?: { linesErased: number; residualLines: number; frames: number };
+  error?: string;
+}
+
+/**
+ * The reference for time: what a plain re-encode of the same input costs on this machine, in this run.
+ * Audio is copied, as every method does.
+ */
+function transcodeArgs(input: string, output: string): string[] {
+  const encoding = ["-c:v", "libx264", "-preset", "medium", "-crf", "18", "-c:a", "copy"];
+  return ["-hide_banner", "-nostdin", "-v", "error", "-y", "-i", input, ...encoding, output];
+}
+
+/**
+ * ffmpeg delogo on each overlay's true bounding box (grown a little) while it is on screen. delogo
+ * needs a border of picture around its rectangle, so the box is kept one pixel inside the frame.
+ */
+export function delogoFilter(truth: Truth, clip: ClipSpec): string {
+  const filters = truth.boxes.map((box) => {
+    const x = Math.max(1, box.x - BASELINE_GROW);
+    const y = Math.max(1, box.y - BASELINE_GROW);
+    const right = Math.min(clip.width - 2, box.x + box.width - 1 + BASELINE_GROW);
+    const bottom = Math.min(clip.height - 2, box.y + box.height - 1 + BASELINE_GROW);
+    const area = `x=${x}:y=${y}:w=${right - x + 1}:h=${bottom - y + 1}`;
+    return `delogo=${area}:enable='${enableExpression(box.frames)}'`;
+  });
+  return filters.join(",") || "null";
+}
+
+function commandOf(method: MethodName, dir: string, clip: ClipSpec, truth: Truth, output: string) {
+  const { input } = clipFiles(dir);
+  const node = (script: string, ...args: string[]) => [process.execPath, "--import", "tsx", script, ...args];
+  switch (method) {
+    case "transcode":
+      return [FFMPEG, ...transcodeArgs(input, output)];
+    case "engine":
+      return node("scripts/clean.ts", input, "-o", output, "--json");
+    case "delogo":
+      return [FFMPEG, "-hide_banner", "-nostdin", "-v", "error", "-y", "-i", input].concat([
+        "-vf",
+        delogoFilter(truth, clip),
+        ...OUTPUT_ENCODING,
+        output,
+      ]);
+    case "telea":
+      return node("bench/telea.ts", dir, output);
+  }
+}
+
+/** Runs one method on a clip's input as a child process, measured alone. A failure is recorded, not thrown. */
+export async function runMethod(
+  method: MethodName,
+  dir: string,
+  clip: ClipSpec,
+  truth: Truth,
+): Promise<MethodRun> {
+  const output = clipFiles(dir).output(method);
+  const [command, ...args] = commandOf(method, dir, clip, truth, output) as [string, ...string[]];
+  const measured = await measureProcess(command, args, REPO_ROOT);
+  const run: MethodRun = { method, output, seconds: measured.seconds, peakRssMb: measured.peakRssMb };
+  if (measured.exitCode !== 0)
+    return { ...run, error: measured.stderrTail || `exit code ${measured.exitCode}` };
+  if (method === "engine") {
+    const summary = JSON.parse(measured.stdout.trim().split("\n").at(-1) ?? "{}") as MethodRun["summary"];
+    return { ...run, summary };
+  }
+  return run;
+}

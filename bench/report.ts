@@ -1,0 +1,181 @@
+import type { MethodName, MethodRun } from "./methods";
+import type { Scores } from "./metrics";
+
+export interface MethodResult extends Omit<MethodRun, "output"> {
+  /** Seconds over the plain transcode's seconds on the same input in the same run. */
+  timeRatio: number;
+  scores?: Scores;
+  problem?: string;
+}
+
+export interface ClipResult {
+  name: string;
+  purpose: string;
+  width: number;
+  height: number;
+  fps: number;
+  seconds: number;
+  frames: number;
+  /** Frames with overlays, and the share of such a frame they cover on average. */
+  maskedFrames: number;
+  coverage: number;
+  speed: boolean;
+  methods: MethodResult[];
+}
+
+export interface Standing {
+  target: string;
+  /** null: not measured in this run (its clips were not selected). */
+  met: boolean | null;
+  detail: string;
+}
+
+/** Above this mean excess frame-to-frame change (grey levels, 0-255) in the mask, flicker is visible. */
+export const FLICKER_LIMIT = 1;
+const RSS_LIMIT_MB = 1536;
+/** "Flat": the 10-minute clip's peak within this factor of the 1-minute clip's. */
+const FLAT_FACTOR = 1.1;
+
+const fixed = (value: number | null | undefined, digits: number) =>
+  value === null || value === undefined || Number.isNaN(value) ? "-" : value.toFixed(digits);
+
+const COLUMNS: Array<[string, (clip: ClipResult, method: MethodResult) => string]> = [
+  ["clip", (clip) => clip.name],
+  ["method", (_, method) => method.method],
+  ["PSNR in", (_, { scores }) => fixed(scores?.psnrIn, 2)],
+  ["SSIM in", (_, { scores }) => fixed(scores?.ssimIn, 3)],
+  ["PSNR out", (_, { scores }) => fixed(scores?.psnrOut, 2)],
+  ["residual", (_, { scores }) => fixed(scores?.residual, 3)],
+  ["flicker", (_, { scores }) => fixed(scores?.flicker, 2)],
+  [
+    "scene dB all/worst",
+    (_, { scores }) =>
+      scores?.sceneTextPsnr === undefined
+        ? "-"
+        : `${fixed(scores.sceneTextPsnr, 1)}/${fixed(scores.sceneTextWorstPsnr, 1)}`,
+  ],
+  ["time x", (_, method) => fixed(method.timeRatio, 2)],
+  ["time s", (_, method) => fixed(method.seconds, 1)],
+  ["RSS MB", (_, method) => fixed(method.peakRssMb, 0)],
+  ["note", (_, method) => note(method)],
+];
+
+function note(method: MethodResult): string {
+  if (method.error) return `FAILED: ${method.error.split("\n").at(-1)?.slice(0, 80)}`;
+  const parts = method.summary
+    ? [`${method.summary.linesErased} lines erased, ${method.summary.residualLines} residual`]
+    : [];
+  if (method.problem) parts.push(method.problem);
+  return parts.join("; ");
+}
+
+export function formatTable(clips: ClipResult[]): string {
+  const rows = clips.flatMap((clip) =>
+    clip.methods.map((method) => COLUMNS.map(([, cell]) => cell(clip, method))),
+  );
+  const header = COLUMNS.map(([title]) => title);
+  const widths = header.map((title, k) =>
+    Math.max(title.length, ...rows.map((row) => (row[k] ?? "").length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, k) =>
+        k < 2 || k === cells.length - 1 ? cell.padEnd(widths[k] ?? 0) : cell.padStart(widths[k] ?? 0),
+      )
+      .join("  ")
+      .trimEnd();
+  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
+}
+
+const find = (clip: ClipResult, name: MethodName) => clip.methods.find((method) => method.method === name);
+
+/** Judges every clip that has the measure; met when all of them pass. */
+function judge(
+  target: string,
+  clips: ClipResult[],
+  measure: (clip: ClipResult) => { value: string; pass: boolean } | null,
+): Standing {
+  const judged = clips.flatMap((clip) => {
+    const outcome = measure(clip);
+    return outcome ? [`${clip.name} ${outcome.value}${outcome.pass ? "" : " (miss)"}`] : [];
+  });
+  if (judged.length === 0) return { target, met: null, detail: "not measured in this run" };
+  return { target, met: !judged.some((entry) => entry.endsWith("(miss)")), detail: judged.join(", ") };
+}
+
+const engineScores = (clip: ClipResult) => find(clip, "engine")?.scores;
+
+export function standings(clips: ClipResult[]): Standing[] {
+  const short = clips.find((clip) => clip.name === "memory-1min");
+  const long = clips.find((clip) => clip.name === "memory-10min");
+  const shortRss = short && find(short, "engine")?.peakRssMb;
+  const longRss = long && find(long, "engine")?.peakRssMb;
+  return [
+    judge("inside-mask PSNR >= best baseline + 3 dB", clips, (clip) => {
+      const engine = engineScores(clip)?.psnrIn;
+      const baselines = (["delogo", "telea"] as const).map(
+        (name) => find(clip, name)?.scores?.psnrIn ?? Number.NaN,
+      );
+      const best = Math.max(...baselines.filter((value) => !Number.isNaN(value)));
+      if (engine === null || engine === undefined || !Number.isFinite(best)) return null;
+      const margin = engine - best;
+      return { value: `${margin >= 0 ? "+" : ""}${margin.toFixed(2)} dB`, pass: margin >= 3 };
+    }),
+    judge("residual ratio <= 0.05", clips, (clip) => {
+      const residual = engineScores(clip)?.residual;
+      return residual === null || residual === undefined
+        ? null
+        : { value: residual.toFixed(3), pass: residual <= 0.05 };
+    }),
+    judge("PSNR outside the mask >= 40 dB", clips, (clip) => {
+      const scores = engineScores(clip);
+      if (!scores) return null;
+      const value = `${scores.psnrOut.toFixed(1)} dB (vs input ${scores.psnrOutVsInput.toFixed(1)})`;
+      return { value, pass: scores.psnrOut >= 40 };
+    }),
+    judge("scene text kept (sign PSNR vs input >= 35 dB on every frame)", clips, (clip) => {
+      const scores = engineScores(clip);
+      if (scores?.sceneTextWorstPsnr === undefined) return null;
+      const all = fixed(scores.sceneTextPsnr, 1);
+      const value = `worst frame ${scores.sceneTextWorstPsnr.toFixed(1)} dB (all frames ${all})`;
+      return { value, pass: scores.sceneTextWorstPsnr >= 35 };
+    }),
+    judge(`no visible flicker (excess change <= ${FLICKER_LIMIT} grey level)`, clips, (clip) => {
+      const scores = engineScores(clip);
+      if (scores?.flicker === null || scores?.flicker === undefined) return null;
+      const value = `${scores.flicker.toFixed(2)} (error jumps ${fixed(scores.errorFlicker, 2)})`;
+      return { value, pass: scores.flicker <= FLICKER_LIMIT };
+    }),
+    judge("time <= 2x the plain transcode (720p)", clips, (clip) => {
+      const engine = find(clip, "engine");
+      return clip.speed && engine && !engine.error
+        ? { value: `${engine.timeRatio.toFixed(2)}x`, pass: engine.timeRatio <= 2 }
+        : null;
+    }),
+    judge("peak RSS < 1.5 GB", clips, (clip) => {
+      const engine = find(clip, "engine");
+      return engine && !engine.error
+        ? { value: `${engine.peakRssMb.toFixed(0)} MB`, pass: engine.peakRssMb < RSS_LIMIT_MB }
+        : null;
+    }),
+    shortRss && longRss
+      ? {
+          target: `peak RSS flat from 1 to 10 minutes (within ${Math.round((FLAT_FACTOR - 1) * 100)}%)`,
+          met: longRss <= shortRss * FLAT_FACTOR,
+          detail: `${shortRss.toFixed(0)} MB -> ${longRss.toFixed(0)} MB`,
+        }
+      : {
+          target: "peak RSS flat from 1 to 10 minutes",
+          met: null,
+          detail: "needs memory-1min and memory-10min",
+        },
+  ];
+}
+
+export function formatStandings(list: Standing[]): string {
+  return list
+    .map(
+      ({ target, met, detail }) => `${met === null ? "n/a " : met ? "MET " : "MISS"}  ${target}: ${detail}`,
+    )
+    .join("\n");
+}
