@@ -3,7 +3,7 @@ import type { Homography, Rect, RgbFrame } from "./types";
 
 type Mat = InstanceType<OpenCv["Mat"]>;
 
-const MAX_FEATURES = 600;
+const MAX_FEATURES = 200;
 const MIN_INLIERS = 12;
 /** RANSAC inlier threshold in pixels: LK tracks are sub-pixel, so a loose one would admit parallax. */
 const RANSAC_THRESHOLD = 1;
@@ -47,7 +47,7 @@ export class MotionEstimator {
     const status = new cv.Mat();
     const trackError = new cv.Mat();
     try {
-      const criteria = new cv.TermCriteria(cv.TermCriteria_COUNT + cv.TermCriteria_EPS, 30, 0.01);
+      const criteria = new cv.TermCriteria(cv.TermCriteria_COUNT + cv.TermCriteria_EPS, 20, 0.03);
       cv.calcOpticalFlowPyrLK(
         this.grey,
         target,
@@ -55,7 +55,7 @@ export class MotionEstimator {
         tracked,
         status,
         trackError,
-        new cv.Size(21, 21),
+        new cv.Size(15, 15),
         3,
         criteria,
       );
