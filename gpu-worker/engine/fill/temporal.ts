@@ -124,28 +124,33 @@ class Combiner {
     return true;
   }
 
+  // No closures in here: it runs per masked pixel and channel, and tsx wraps every closure it makes.
   private median(channel: number, count: number): number {
     const { samples, weights, order } = this;
-    const value = (k: number) => samples[(order[k] as number) * 3 + channel] as number;
     let total = 0;
     for (let k = 0; k < count; k += 1) {
       order[k] = k;
       total += weights[k] as number;
       // Insertion sort: a handful of samples.
-      for (let j = k; j > 0 && value(j - 1) > value(j); j -= 1) {
-        const swap = order[j] as number;
-        order[j] = order[j - 1] as number;
-        order[j - 1] = swap;
+      for (let j = k; j > 0; j -= 1) {
+        const before = order[j - 1] as number;
+        const here = order[j] as number;
+        if ((samples[before * 3 + channel] as number) <= (samples[here * 3 + channel] as number)) break;
+        order[j] = before;
+        order[j - 1] = here;
       }
     }
     const half = total / 2;
     let below = 0;
     for (let k = 0; k < count; k += 1) {
+      const value = samples[(order[k] as number) * 3 + channel] as number;
       below += weights[order[k] as number] as number;
       // Exactly half the weight on each side: the two middle samples are averaged.
-      if (Math.abs(below - half) < 1e-9 * total && k + 1 < count) return (value(k) + value(k + 1)) / 2;
-      if (below > half) return value(k);
+      if (Math.abs(below - half) < 1e-9 * total && k + 1 < count) {
+        return (value + (samples[(order[k + 1] as number) * 3 + channel] as number)) / 2;
+      }
+      if (below > half) return value;
     }
-    return value(count - 1);
+    return samples[(order[count - 1] as number) * 3 + channel] as number;
   }
 }
