@@ -1,0 +1,95 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { AdClean } from "../index";
+import type { Job } from "../types";
+import { contentTypeOf } from "../upload";
+import { isFinished } from "../wait";
+import { EXIT, UsageError } from "./exit-codes";
+import { jobLabel } from "./format";
+import type { ProgressDisplay } from "./progress";
+
+export interface CleanOptions {
+  output: string;
+  texts?: string[] | undefined;
+}
+
+export interface CleanOutcome {
+  /** The job as it ended (or as it was canceled on Ctrl-C); undefined when none was created. */
+  job: Job | undefined;
+  /** The cleaned file, once downloaded. */
+  output: string | null;
+  exitCode: number;
+}
+
+export const isUrl = (input: string) => /^https?:\/\//i.test(input);
+
+/** `<name>-clean.mp4`, as the service names its download. */
+export function defaultOutput(input: string): string {
+  const name = isUrl(input) ? new URL(input).pathname.split("/").pop() || "video" : path.basename(input);
+  return `${name.replace(/\.[^.]*$/, "")}-clean.mp4`;
+}
+
+/**
+ * `adclean clean`: uploads the file (or gives the URL), creates the job, shows its progress by
+ * stage, downloads the result. Ctrl-C cancels the job through the API before exiting (a second
+ * Ctrl-C exits at once).
+ */
+export async function clean(
+  client: AdClean,
+  input: string,
+  options: CleanOptions,
+  progress: ProgressDisplay,
+): Promise<CleanOutcome> {
+  if (!isUrl(input)) {
+    if (!existsSync(input)) throw new UsageError(`${input}: no such file.`);
+    if (!contentTypeOf(input)) throw new UsageError(`${input}: only .mp4, .mov and .m4v files are taken.`);
+  }
+  const { output } = options;
+  const controller = new AbortController();
+  const { signal } = controller;
+  const onSigint = () => {
+    if (signal.aborted) process.exit(EXIT.interrupted);
+    progress.note("canceling… (Ctrl-C again to quit at once)");
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  let job: Job | undefined;
+  try {
+    const texts = options.texts?.length ? { texts: options.texts } : {};
+    if (isUrl(input)) {
+      // Not given the signal: a job the service made must be known here, so Ctrl-C can cancel it.
+      job = await client.createJob({ video_url: input, ...texts });
+    } else {
+      const upload = await client.uploadFile(input, {
+        signal,
+        onProgress: (sent, total) => progress.update("uploading", sent / total),
+      });
+      job = await client.createJob({ upload_id: upload.id, ...texts });
+    }
+    progress.note(`job ${job.id} created (${job.credits} credits)`);
+    signal.throwIfAborted();
+    job = await client.waitForJob(job.id, {
+      signal,
+      onProgress: (current) => progress.update(jobLabel(current), current.progress),
+    });
+    progress.end();
+    if (job.status !== "succeeded") {
+      progress.note(`job ${job.id} ${job.status}: ${job.error?.code}: ${job.error?.message}`);
+      return { job, output: null, exitCode: EXIT.jobFailed };
+    }
+    progress.update("downloading", 0);
+    const size = await client.downloadResult(job, output, { signal });
+    progress.update("downloading", 1);
+    progress.note(`cleaned: ${output} (${size} bytes)`);
+    return { job, output, exitCode: EXIT.ok };
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    if (job && !isFinished(job)) {
+      job = await client.cancelJob(job.id);
+      progress.note(`job ${job.id} ${job.status}; its credits are returned`);
+    }
+    return { job, output: null, exitCode: EXIT.interrupted };
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
