@@ -1,5 +1,7 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
-import { fillFrame, type MaskedFrame, type PreviousFill } from "./fill";
+import { fillFrame, type PreviousFill } from "./fill";
+import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
+import type { Rect } from "./fill/types";
 import { decodeFrames, openEncoder } from "./media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
@@ -68,7 +70,9 @@ export async function cleanVideo(
     report("masking", 1);
 
     const encoder = openEncoder(input, output, probe, signal ? { signal } : {});
-    const window: Array<MaskedFrame & { index: number; ptsSeconds: number; hasText: boolean }> = [];
+    const window: Array<IndexedFrame & { ptsSeconds: number; hasText: boolean }> = [];
+    // One motion measurement per pair of consecutive frames, composed for the ±3 neighbours.
+    const chain = new MotionChain();
     // Frames without text share one empty mask (neighbours still need one), never written to.
     const noText = new Uint8Array(probe.width * probe.height);
     let previous: PreviousFill | undefined;
@@ -85,14 +89,18 @@ export async function cleanVideo(
         previous = undefined;
         return;
       }
-      let result = await fillFrame(window, center, previous, { windowRadius: WINDOW_RADIUS });
+      const fill = {
+        windowRadius: WINDOW_RADIUS,
+        motion: (to: number, roi: Rect) => chain.between(window, center, to, roi),
+      };
+      let result = await fillFrame(window, center, previous, fill);
       if (cleaned++ % VERIFY_EVERY === 0) {
         const leftover = await residualText(ocr, result.frame, item.mask);
         if (leftover.length > 0) {
           const widened = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
           for (const box of leftover) markTextLine(item.frame, box, widened);
           const retry = window.map((w, i) => (i === center ? { ...w, mask: widened } : w));
-          result = await fillFrame(retry, center, previous, { windowRadius: WINDOW_RADIUS });
+          result = await fillFrame(retry, center, previous, fill);
           residualLines += (await residualText(ocr, result.frame, widened)).length;
         }
       }
@@ -105,6 +113,7 @@ export async function cleanVideo(
       while (next <= lastArrived && (ended || next + WINDOW_RADIUS <= lastArrived)) {
         await emit(next++);
         while ((window[0]?.index ?? next) < next - WINDOW_RADIUS) window.shift();
+        chain.forget(window[0]?.index ?? next);
       }
     };
 

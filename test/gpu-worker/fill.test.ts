@@ -9,6 +9,7 @@ import {
   type PreviousFill,
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
+import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 
 const MANDELBROT = "mandelbrot=size=1280x720:rate=25:start_scale=3:end_scale=3";
 
@@ -230,6 +231,20 @@ describe("temporal fill", () => {
     expect(temporal).toBeGreaterThanOrEqual(35);
     expect(temporal).toBeGreaterThan(telea);
     expectOnlyMaskedChanged(input, result.frame, mask);
+  });
+
+  it("fills the pan as well with motion measured once per frame pair and composed (the engine's way)", async () => {
+    const mask = maskOf(width, height, captionBoxes(250, 290, 56, 28, 6));
+    const window = clean.map((frame, index) => ({ ...withText(frame, mask), index }));
+    const chain = new MotionChain();
+    const center = 8;
+    const result = await fillFrame(window, center, undefined, {
+      windowRadius: 4,
+      motion: (to, roi) => chain.between(window, center, to, roi),
+    });
+    expect(result.unseen).toBe(0);
+    expect(psnrInMask(result.frame, clean[center] as RgbFrame, mask)).toBeGreaterThanOrEqual(35);
+    expectOnlyMaskedChanged((window[center] as MaskedFrame).frame, result.frame, mask);
   });
 
   it("carries background revealed earlier through a wide caption band via the previous output", async () => {

@@ -32,6 +32,11 @@ export interface FillFrameOptions extends FillOptions {
   featherBand?: number;
   inpaintRadius?: number;
   inpaintMethod?: InpaintMethod;
+  /**
+   * The camera motion from the centre frame to window[index] within `roi`; the previous output is
+   * then taken to be window[center - 1]. By default each neighbour's motion is estimated here.
+   */
+  motion?: (index: number, roi: Rect) => Promise<Homography | undefined>;
 }
 
 export interface FillResult {
@@ -54,7 +59,7 @@ const DEFAULTS = {
   featherBand: 6,
   inpaintRadius: 5,
   inpaintMethod: "telea",
-} satisfies Required<FillFrameOptions>;
+} satisfies Required<Omit<FillFrameOptions, "motion">>;
 
 /** The unmasked pixels around the hole on which sources are checked and seams measured. */
 const RING_WIDTH = 4;
@@ -84,9 +89,12 @@ export async function fillFrame(
 
   const roi = regions.reduce(union);
   const motionRoi = clip(grow(roi, settings.motionMargin), frame.width, frame.height);
-  const motion = await MotionEstimator.create(frame, mask, motionRoi);
+  const given = options.motion;
+  const estimator = given ? undefined : await MotionEstimator.create(frame, mask, motionRoi);
+  const motionTo = (index: number, target: MaskedFrame) =>
+    given ? given(index, motionRoi) : Promise.resolve(estimator?.track(target.frame, target.mask));
   try {
-    const neighbours = neighbourSources(window, center, settings.windowRadius, motion);
+    const neighbours = await neighbourSources(window, center, settings.windowRadius, motionTo);
     let towardsPrevious: Homography | undefined;
     let unseen = 0;
     let carried = 0;
@@ -96,7 +104,9 @@ export async function fillFrame(
       fillFromSources(work, aligned, Source.neighbours);
       let settle: (() => void) | undefined;
       if (previous && hasUnfilled(work)) {
-        towardsPrevious ??= previousMotion(previous, motion);
+        towardsPrevious ??= given
+          ? ((await given(center - 1, motionRoi)) ?? IDENTITY)
+          : previousMotion(previous, estimator as MotionEstimator);
         const carry = carryOver(work, previous, towardsPrevious, {
           ringWidth: RING_WIDTH,
           maxError: settings.maxAlignmentError,
@@ -114,16 +124,16 @@ export async function fillFrame(
     }
     return { frame: output, unseen, carried, regions, synthesized };
   } finally {
-    motion.release();
+    estimator?.release();
   }
 }
 
-function neighbourSources(
+async function neighbourSources(
   window: MaskedFrame[],
   center: number,
   radius: number,
-  motion: MotionEstimator,
-): FillSource[] {
+  motionTo: (index: number, target: MaskedFrame) => Promise<Homography | undefined>,
+): Promise<FillSource[]> {
   const { frame } = window[center] as MaskedFrame;
   const sources: FillSource[] = [];
   const last = Math.min(window.length - 1, center + radius);
@@ -134,7 +144,7 @@ function neighbourSources(
       throw new RangeError(`window frame ${index} is not ${frame.width}x${frame.height}`);
     }
     // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
-    const homography = motion.track(neighbour.frame, neighbour.mask) ?? IDENTITY;
+    const homography = (await motionTo(index, neighbour)) ?? IDENTITY;
     sources.push({ ...neighbour, motion: homography, distance: Math.abs(index - center) });
   }
   return sources;

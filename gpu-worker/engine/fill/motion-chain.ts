@@ -1,0 +1,94 @@
+import { MotionEstimator } from "./motion";
+import { type Homography, IDENTITY, type MaskedFrame, type Rect } from "./types";
+
+/** A window frame with its place in the video. */
+export interface IndexedFrame extends MaskedFrame {
+  index: number;
+}
+
+/** a·b for row-major 3x3 matrices: b's mapping first, then a's; scaled so the last entry is 1. */
+export function compose(a: Homography, b: Homography): Homography {
+  const out: number[] = [];
+  for (let row = 0; row < 3; row += 1) {
+    for (let column = 0; column < 3; column += 1) {
+      let sum = 0;
+      for (let k = 0; k < 3; k += 1) sum += (a[row * 3 + k] as number) * (b[k * 3 + column] as number);
+      out.push(sum);
+    }
+  }
+  const scale = out[8] as number;
+  return out.map((value) => value / scale) as unknown as Homography;
+}
+
+/** The inverse mapping, or undefined for a degenerate matrix. */
+export function invert(h: Homography): Homography | undefined {
+  const [a, b, c, d, e, f, g, k, l] = h;
+  const cofactors = [
+    e * l - f * k,
+    c * k - b * l,
+    b * f - c * e,
+    f * g - d * l,
+    a * l - c * g,
+    c * d - a * f,
+    d * k - e * g,
+    b * g - a * k,
+    a * e - b * d,
+  ];
+  const determinant =
+    a * (cofactors[0] as number) + b * (cofactors[3] as number) + c * (cofactors[6] as number);
+  if (!Number.isFinite(determinant) || Math.abs(determinant) < 1e-12) return undefined;
+  return compose(IDENTITY, cofactors.map((value) => value / determinant) as unknown as Homography);
+}
+
+/**
+ * Camera motion across a stream of frames, measured once between each frame and the next and
+ * composed for frames further apart: filling a frame from ±3 neighbours then needs one optical-flow
+ * run per frame instead of one per neighbour. A step measured for one region is reused for the
+ * next frames' regions, which is right for the whole-frame motion of pans and zooms.
+ */
+export class MotionChain {
+  /** H(frame i → frame i+1) by i; undefined where the motion could not be trusted. */
+  private readonly steps = new Map<number, Homography | undefined>();
+
+  /** The motion from window[from] to window[to], or undefined when a step on the way is unknown. */
+  async between(
+    window: IndexedFrame[],
+    from: number,
+    to: number,
+    roi: Rect,
+  ): Promise<Homography | undefined> {
+    let motion: Homography = IDENTITY;
+    for (let at = from; at < to; at += 1) {
+      const step = await this.step(window, at, roi);
+      if (!step) return undefined;
+      motion = compose(step, motion);
+    }
+    for (let at = from - 1; at >= to; at -= 1) {
+      const step = await this.step(window, at, roi);
+      const back = step && invert(step);
+      if (!back) return undefined;
+      motion = compose(back, motion);
+    }
+    return motion;
+  }
+
+  /** Drops the steps of frames before `index`, which left the window. */
+  forget(index: number): void {
+    for (const key of this.steps.keys()) if (key < index) this.steps.delete(key);
+  }
+
+  private async step(window: IndexedFrame[], at: number, roi: Rect): Promise<Homography | undefined> {
+    const from = window[at];
+    const to = window[at + 1];
+    if (!from || !to) return undefined;
+    if (this.steps.has(from.index)) return this.steps.get(from.index);
+    const estimator = await MotionEstimator.create(from.frame, from.mask, roi);
+    try {
+      const motion = estimator.track(to.frame, to.mask);
+      this.steps.set(from.index, motion);
+      return motion;
+    } finally {
+      estimator.release();
+    }
+  }
+}
