@@ -1,6 +1,20 @@
 import { tmpdir } from "node:os";
 import path from "node:path";
 
+/** Cloudflare Queues' HTTP pull consumer (production transport). */
+export interface PullSettings {
+  /** Cloudflare's API base, e.g. https://api.cloudflare.com/client/v4 (tests point it at a stand-in). */
+  apiBaseUrl: string;
+  accountId: string;
+  queueId: string;
+  /** API token with Queues read and write; never logged. */
+  apiToken: string;
+  /** How long a pulled message stays invisible to other pulls before it comes back. */
+  visibilityMs: number;
+  /** Wait between pulls when the queue was empty or no slot was free. */
+  intervalMs: number;
+}
+
 /** The GPU worker's settings, from the environment (README, Configuration). */
 export interface WorkerConfig {
   port: number;
@@ -15,10 +29,33 @@ export interface WorkerConfig {
   workerId: string;
   /** Local mode: source URLs may be loopback only (the same policy as the edge's). */
   local: boolean;
+  /** push: the local queue consumer offers jobs over HTTP; pull: the worker pulls from Cloudflare Queues. */
+  transport: "push" | "pull";
+  /** Set when transport is pull. */
+  pull?: PullSettings;
+}
+
+const PULL_REQUIRED = ["CF_ACCOUNT_ID", "CF_QUEUE_ID", "CF_API_TOKEN"] as const;
+
+function pullSettings(env: NodeJS.ProcessEnv): PullSettings {
+  const missing = PULL_REQUIRED.filter((name) => !env[name]);
+  if (missing.length > 0) throw new Error(`GPU_WORKER_TRANSPORT=pull needs ${missing.join(", ")}`);
+  return {
+    apiBaseUrl: (env.CF_API_BASE_URL ?? "https://api.cloudflare.com/client/v4").replace(/\/+$/, ""),
+    accountId: env.CF_ACCOUNT_ID as string,
+    queueId: env.CF_QUEUE_ID as string,
+    apiToken: env.CF_API_TOKEN as string,
+    visibilityMs: Number(env.PULL_VISIBILITY_MS ?? 600_000),
+    intervalMs: Number(env.PULL_INTERVAL_MS ?? 2000),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const port = Number(env.GPU_WORKER_PORT ?? 8788);
+  const transport = env.GPU_WORKER_TRANSPORT ?? "push";
+  if (transport !== "push" && transport !== "pull") {
+    throw new Error(`GPU_WORKER_TRANSPORT must be push or pull, not ${transport}`);
+  }
   return {
     port,
     host: env.GPU_WORKER_HOST ?? "127.0.0.1",
@@ -28,5 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     workDir: env.GPU_WORKER_DIR ?? path.join(tmpdir(), `adclean-worker-${port}`),
     workerId: env.GPU_WORKER_ID ?? `worker-${port}-${process.pid}`,
     local: (env.ENVIRONMENT ?? "local") === "local",
+    transport,
+    ...(transport === "pull" ? { pull: pullSettings(env) } : {}),
   };
 }

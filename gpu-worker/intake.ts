@@ -1,27 +1,30 @@
-import type { EdgeClient } from "./edge-client";
-import { type RunnerDeps, runJob } from "./runner";
+import type { ClaimedJob, EdgeClient } from "./edge-client";
 
 export type IntakeAnswer =
-  | { status: 202; body: { accepted: string } }
+  | { status: 202; body: { accepted: string }; finished: Promise<void> }
   | { status: 200; body: { dropped: string } }
   | { status: 503; body: { busy: string } };
 
 /** Refusals that mean the message is done with: the job ended, or another worker holds it. */
 const DROP = new Set(["finished", "leased", "not_found", "canceled"]);
 
+/** Runs a claimed job to its end (runner.ts's runJob in production). */
+export type RunClaimedJob = (job: ClaimedJob) => Promise<unknown>;
+
 /**
- * Takes a job offered by the queue only when a slot is free, and claims it from the edge before any
- * work: a 202 means this worker now holds it; 200 means drop the message (finished or leased
- * elsewhere); 503 means offer it again later (no free slot, or its workspace is at its limit).
+ * Takes a job offered by a job source only when a slot is free, and claims it from the edge before
+ * any work: a 202 means this worker now holds it (`finished` settles when the run ends); 200 means
+ * drop the message (finished or leased elsewhere); 503 means offer it again later (no free slot, or
+ * its workspace is at its limit).
  */
 export class JobIntake {
   private running = 0;
   private readonly active = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly slots: number,
+    readonly slots: number,
     private readonly client: EdgeClient,
-    private readonly deps: RunnerDeps,
+    private readonly run: RunClaimedJob,
   ) {}
 
   get busy(): number {
@@ -39,13 +42,15 @@ export class JobIntake {
           ? { status: 200, body: { dropped: claim.refused } }
           : { status: 503, body: { busy: claim.refused } };
       }
-      const run = runJob(claim.claimed, this.deps).finally(() => {
-        this.running--;
-        this.active.delete(run);
-      });
+      const run = this.run(claim.claimed)
+        .then(() => undefined)
+        .finally(() => {
+          this.running--;
+          this.active.delete(run);
+        });
       this.active.add(run);
       started = true;
-      return { status: 202, body: { accepted: jobId } };
+      return { status: 202, body: { accepted: jobId }, finished: run };
     } finally {
       if (!started) this.running--;
     }

@@ -4,7 +4,10 @@ import { EdgeClient } from "./edge-client";
 import { cleanVideo } from "./engine/clean";
 import { createOcrEngine } from "./engine/ocr/ocr";
 import { JobIntake } from "./intake";
-import { createWorkerServer } from "./server";
+import type { JobSource } from "./job-source";
+import { PullJobSource } from "./pull-source";
+import { type RunnerDeps, runJob } from "./runner";
+import { pushJobSource } from "./server";
 
 /** One JSON line per event; never keys, secrets or presigned URLs. */
 const log = (entry: Record<string, unknown>) =>
@@ -22,18 +25,19 @@ async function main(): Promise<void> {
     ...(ocr.cpuReason ? { cpu_reason: ocr.cpuReason } : {}),
   });
   const client = new EdgeClient(config);
-  const intake = new JobIntake(config.slots, client, {
+  const deps: RunnerDeps = {
     config,
     client,
     clean: (input, output, options) => cleanVideo(input, output, { ...options, ocr }),
     log,
-  });
-  const server = createWorkerServer(config, intake);
-  server.listen(config.port, config.host, () => {
-    log({ event: "listening", url: `http://${config.host}:${config.port}`, slots: config.slots });
-  });
+  };
+  const intake = new JobIntake(config.slots, client, (job) => runJob(job, deps));
+  const source: JobSource = config.pull
+    ? new PullJobSource(config.pull, intake, log)
+    : pushJobSource(config, intake, log);
+  await source.start();
   const shutdown = () => {
-    server.close();
+    void source.stop();
     // Running jobs stop with the process; their leases expire and the edge retries them elsewhere.
     ocr.close().finally(() => process.exit(0));
   };

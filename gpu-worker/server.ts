@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { WorkerConfig } from "./config";
 import type { JobIntake } from "./intake";
+import type { JobSource } from "./job-source";
 
 function sameSecret(presented: string, expected: string): boolean {
   const a = Buffer.from(presented);
@@ -47,8 +48,8 @@ export function createWorkerServer(config: WorkerConfig, intake: JobIntake): Ser
           send(400, { error: "job_id is required" });
           return;
         }
-        const answer = await intake.offer(jobId);
-        send(answer.status, answer.body);
+        const { status, body } = await intake.offer(jobId);
+        send(status, body);
       } catch (error) {
         send(503, { busy: `offer failed: ${String(error)}` });
       }
@@ -56,4 +57,23 @@ export function createWorkerServer(config: WorkerConfig, intake: JobIntake): Ser
     }
     send(404, { error: "not found" });
   });
+}
+
+/** The push transport: the server above, listening on GPU_WORKER_HOST:GPU_WORKER_PORT. */
+export function pushJobSource(
+  config: WorkerConfig,
+  intake: JobIntake,
+  log: (entry: Record<string, unknown>) => void,
+): JobSource {
+  const server = createWorkerServer(config, intake);
+  return {
+    start: () =>
+      new Promise((resolve) => {
+        server.listen(config.port, config.host, () => {
+          log({ event: "listening", url: `http://${config.host}:${config.port}`, slots: config.slots });
+          resolve();
+        });
+      }),
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
