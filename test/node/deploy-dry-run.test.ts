@@ -1,0 +1,44 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const wrangler = path.join(root, "node_modules/.bin/wrangler");
+
+/** As in scripts/start.ts: no telemetry, no error reports, no request-metadata fetch. */
+const quietEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
+  WRANGLER_HIDE_BANNER: "true",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  CI: "true",
+};
+
+describe("wrangler deploy --dry-run", () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it.each(["production", "staging"])("bundles the %s environment with its own bindings", async (env) => {
+    const outdir = await mkdtemp(path.join(tmpdir(), `adclean-dry-run-${env}-`));
+    dirs.push(outdir);
+    const { stdout, stderr } = await promisify(execFile)(
+      wrangler,
+      ["deploy", "--dry-run", "--env", env, "--outdir", outdir],
+      { cwd: root, env: quietEnv, timeout: 120_000 },
+    );
+    const output = stdout + stderr;
+    expect(output).toContain("--dry-run: exiting now.");
+    // A config warning would mean a misspelt key (and makes wrangler look for updates online).
+    expect(output).not.toMatch(/WARNING|ERROR/);
+    expect(output).toContain(`adclean-jobs-${env}`);
+    expect(output).toContain(`adclean-${env}`);
+    expect(output).toContain(`"${env}"`);
+    expect((await stat(path.join(outdir, "index.js"))).size).toBeGreaterThan(0);
+  });
+});
