@@ -7,21 +7,12 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { edgePort, ensureDevVars, PROJECT_ROOT } from "./lib/dev-config";
 import { waitForHealth } from "./lib/health";
+import { QUIET_WRANGLER_ENV } from "./lib/wrangler-env";
 
 const port = edgePort();
 const workerPort = Number(process.env.GPU_WORKER_PORT ?? port + 1);
 const stateDir = path.resolve(PROJECT_ROOT, process.env.ADCLEAN_STATE_DIR ?? ".wrangler/state");
 const wrangler = path.join(PROJECT_ROOT, "node_modules/.bin/wrangler");
-
-/** No telemetry, no update checks, no fetch of Cloudflare's request metadata: nothing leaves the machine. */
-const quietEnv = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: "false",
-  WRANGLER_SEND_ERROR_REPORTS: "false",
-  WRANGLER_HIDE_BANNER: "true",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  CI: "true",
-};
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -33,7 +24,7 @@ let stopping = false;
 function run(
   command: string,
   args: string[],
-  env: NodeJS.ProcessEnv = quietEnv,
+  env: NodeJS.ProcessEnv = QUIET_WRANGLER_ENV,
   onExit: () => void = () => stop(1),
 ): ChildProcess {
   // Own process group, so stopping takes workerd and every grandchild with it.
@@ -89,7 +80,7 @@ setInterval(() => {
 async function applyMigrations(): Promise<void> {
   const migrate = spawn(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
     cwd: PROJECT_ROOT,
-    env: quietEnv,
+    env: QUIET_WRANGLER_ENV,
     stdio: ["ignore", "ignore", "inherit"],
   });
   const code = await new Promise<number | null>((resolve) => migrate.on("exit", resolve));
@@ -143,7 +134,7 @@ async function main(): Promise<void> {
       process.execPath,
       ["--import", "tsx", path.join(PROJECT_ROOT, "gpu-worker/main.ts")],
       {
-        ...quietEnv,
+        ...QUIET_WRANGLER_ENV,
         GPU_WORKER_PORT: String(workerPort),
         EDGE_URL: baseUrl,
         WORKER_SECRET: devVars.WORKER_SECRET ?? "",

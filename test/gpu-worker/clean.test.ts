@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rgbFrames } from "../../bench/raw-frames";
 import { cleanVideo } from "../../gpu-worker/engine/clean";
 import { createOcrEngine, type OcrEngine, type Rect, type RgbFrame } from "../../gpu-worker/engine/ocr/ocr";
+import { editDistance } from "../helpers/edit-distance";
 
 const run = promisify(execFile);
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -168,19 +169,6 @@ async function linesIn(ocr: OcrEngine, frame: RgbFrame, area: Rect): Promise<str
 }
 
 const normalise = (text: string) => text.toUpperCase().replace(/[^A-Z0-9%]/g, "");
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
 
 let workDir: string;
 let ocr: OcrEngine;

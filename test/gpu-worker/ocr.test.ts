@@ -22,6 +22,7 @@ import {
   readText,
   type TextBox,
 } from "../../gpu-worker/engine/ocr/ocr";
+import { editDistance } from "../helpers/edit-distance";
 
 const run = promisify(execFile);
 
@@ -117,19 +118,6 @@ function iou(a: Rect, b: Rect): number {
 
 function normalise(text: string): string {
   return text.toUpperCase().replace(/\s+/g, "");
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** Read as the caption: the same letters ignoring case and spaces, give or take 2 edits. */

@@ -4,19 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { QUIET_WRANGLER_ENV } from "../../scripts/lib/wrangler-env";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const wrangler = path.join(root, "node_modules/.bin/wrangler");
-
-/** As in scripts/start.ts: no telemetry, no error reports, no request-metadata fetch. */
-const quietEnv = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: "false",
-  WRANGLER_SEND_ERROR_REPORTS: "false",
-  WRANGLER_HIDE_BANNER: "true",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  CI: "true",
-};
 
 describe("wrangler deploy --dry-run", () => {
   const dirs: string[] = [];
@@ -30,7 +21,7 @@ describe("wrangler deploy --dry-run", () => {
     const { stdout, stderr } = await promisify(execFile)(
       wrangler,
       ["deploy", "--dry-run", "--env", env, "--outdir", outdir],
-      { cwd: root, env: quietEnv, timeout: 120_000 },
+      { cwd: root, env: QUIET_WRANGLER_ENV, timeout: 120_000 },
     );
     const output = stdout + stderr;
     expect(output).toContain("--dry-run: exiting now.");
