@@ -4,6 +4,7 @@ import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
 import type { Rect } from "./fill/types";
 import { decodeFrames, openEncoder } from "./media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
+import { selectVideoEncoder } from "./media/video-encoder";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
 import { analyseVideo, type TextTrack } from "./pipeline/analyse";
 import { markTextLine } from "./pipeline/masks";
@@ -69,7 +70,9 @@ export async function cleanVideo(
     const tracks = analysis.tracks.filter((t) => t.erase);
     report("masking", 1);
 
-    const encoder = openEncoder(input, output, probe, signal ? { signal } : {});
+    // NVENC only where onnxruntime got the GPU too (decided once per process).
+    const { encoder: videoEncoder } = await selectVideoEncoder(ocr.provider === "cuda");
+    const encoder = openEncoder(input, output, probe, { videoEncoder, ...(signal ? { signal } : {}) });
     const window: Array<IndexedFrame & { ptsSeconds: number; hasText: boolean }> = [];
     // One motion measurement per pair of consecutive frames, composed for the ±3 neighbours.
     const chain = new MotionChain();

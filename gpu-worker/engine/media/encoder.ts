@@ -8,10 +8,10 @@ import { setVideoRotation } from "./mp4-rotation";
 import { NutWriter } from "./nut-writer";
 import { parseRational, type VideoProbe } from "./probe";
 import { ffmpegBinary, startMediaProcess } from "./process";
+import { type VideoEncoder, videoCodecArgs } from "./video-encoder";
 
 /**
- * x264 at constant quality 16 is visually lossless (18 is the usual "transparent" point; ad platforms
- * compress our output once more, so we keep a margin): frames come back within 40 dB PSNR of the input.
+ * Constant quality 16 (see videoCodecArgs): frames come back within 40 dB PSNR of the input with x264.
  * veryfast encodes about twice as fast as medium; slower presets mostly buy a smaller file.
  */
 export const DEFAULT_CRF = 16;
@@ -21,6 +21,8 @@ interface EncoderOptions {
   signal?: AbortSignal;
   crf?: number;
   preset?: string;
+  /** libx264 unless told (the engine passes selectVideoEncoder's choice). */
+  videoEncoder?: VideoEncoder;
 }
 
 /**
@@ -134,14 +136,14 @@ function encoderArgs(
   probe: VideoProbe,
   options: EncoderOptions,
 ): string[] {
-  const quality = ["-preset", options.preset ?? DEFAULT_PRESET, "-crf", String(options.crf ?? DEFAULT_CRF)];
+  const quality = { crf: options.crf ?? DEFAULT_CRF, preset: options.preset ?? DEFAULT_PRESET };
   return [
     ...["-hide_banner", "-nostdin", "-v", "error", "-y"],
     // Our frames with their pts, and the original file for its audio; -copyts keeps both clocks as they are.
     ...["-copyts", "-f", "nut", "-i", "pipe:0", "-i", inputPath],
     ...["-map", "0:v:0", "-map", "1:a?", "-map_metadata", "1"],
     ...["-vf", rgbToYuvFilter(probe.color)],
-    ...["-c:v", "libx264", ...quality, "-profile:v", "high", "-pix_fmt", "yuv420p"],
+    ...videoCodecArgs(options.videoEncoder ?? "libx264", quality),
     ...["-fps_mode", "passthrough", "-enc_time_base:v", "-1"],
     ...colourTagArgs(probe.color),
     ...["-c:a", "copy", "-movflags", "+faststart", "-f", "mp4", outputPath],
