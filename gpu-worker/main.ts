@@ -2,12 +2,14 @@ import { mkdir, rm } from "node:fs/promises";
 import { loadConfig } from "./config";
 import { EdgeClient } from "./edge-client";
 import { cleanVideo } from "./engine/clean";
+import { selectVideoEncoder } from "./engine/media/video-encoder";
 import { createOcrEngine } from "./engine/ocr/ocr";
 import { JobIntake } from "./intake";
 import type { JobSource } from "./job-source";
+import { WorkerMetrics } from "./metrics";
 import { PullJobSource } from "./pull-source";
 import { type RunnerDeps, runJob } from "./runner";
-import { pushJobSource } from "./server";
+import { workerHttpService } from "./server";
 
 /** One JSON line per event; never keys, secrets or presigned URLs. */
 const log = (entry: Record<string, unknown>) =>
@@ -19,25 +21,31 @@ async function main(): Promise<void> {
   await rm(config.workDir, { recursive: true, force: true });
   await mkdir(config.workDir, { recursive: true });
   const ocr = await createOcrEngine();
+  // Decided once per process; the engine asks again and gets the same answer.
+  const video = await selectVideoEncoder(ocr.provider === "cuda");
   log({
     event: "engine_ready",
     provider: ocr.provider,
     ...(ocr.cpuReason ? { cpu_reason: ocr.cpuReason } : {}),
+    encoder: video.encoder,
+    encoder_reason: video.reason,
   });
+  const metrics = new WorkerMetrics(config.slots);
   const client = new EdgeClient(config);
   const deps: RunnerDeps = {
     config,
     client,
     clean: (input, output, options) => cleanVideo(input, output, { ...options, ocr }),
+    metrics,
     log,
   };
   const intake = new JobIntake(config.slots, client, (job) => runJob(job, deps));
-  const source: JobSource = config.pull
-    ? new PullJobSource(config.pull, intake, log)
-    : pushJobSource(config, intake, log);
-  await source.start();
+  // The HTTP server runs with both transports (health and metrics); with push it also takes the jobs.
+  const sources: JobSource[] = [workerHttpService({ config, intake, metrics }, log)];
+  if (config.pull) sources.push(new PullJobSource(config.pull, intake, log));
+  for (const source of sources) await source.start();
   const shutdown = () => {
-    void source.stop();
+    for (const source of sources) void source.stop();
     // Running jobs stop with the process; their leases expire and the edge retries them elsewhere.
     ocr.close().finally(() => process.exit(0));
   };

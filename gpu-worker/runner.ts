@@ -4,6 +4,7 @@ import type { WorkerConfig } from "./config";
 import { DownloadError, downloadSource } from "./download";
 import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client";
 import type { CleanVideo } from "./engine-contract";
+import type { JobOutcome, WorkerMetrics } from "./metrics";
 import { ProgressReporter } from "./progress";
 import { uploadResult } from "./upload";
 
@@ -30,6 +31,7 @@ export interface RunnerDeps {
   config: WorkerConfig;
   client: EdgeClient;
   clean: CleanVideo;
+  metrics: WorkerMetrics;
   log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -38,24 +40,37 @@ export interface RunnerDeps {
  * a progress answer aborts everything within moments (ffmpeg children killed by the engine's
  * AbortSignal), uploads nothing and leaves no temporary file. Failures are reported with a code.
  */
-export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<"succeeded" | "failed" | "stopped"> {
+export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutcome> {
   const { config, client, clean } = deps;
   const log = deps.log ?? (() => undefined);
   const dir = path.join(config.workDir, `${job.id}-${job.attempt}`);
   const controller = new AbortController();
-  const reporter = new ProgressReporter(client, job.id, (reason) => controller.abort(new Error(reason)));
+  // Why a stopped job stopped: a report's answer says so, or the edge threw LeaseLostError.
+  let stopReason: "canceled" | "lease_lost" = "lease_lost";
+  const reporter = new ProgressReporter(client, job.id, (reason) => {
+    stopReason = reason;
+    controller.abort(new Error(reason));
+  });
   await mkdir(dir, { recursive: true });
+  const timing = deps.metrics.startJob();
+  const update = (stage: string, fraction: number) => {
+    timing.enter(stage);
+    reporter.update(stage, fraction);
+  };
+  let outcome: JobOutcome = "failed";
   try {
     const input = path.join(dir, "input.mp4");
     const output = path.join(dir, "clean.mp4");
-    reporter.update("downloading", 0);
+    update("downloading", 0);
     await downloadSource(job.source.url, input, { local: config.local, signal: controller.signal });
-    await clean(input, output, {
+    const engineStarted = performance.now();
+    const summary = await clean(input, output, {
       texts: job.texts,
       signal: controller.signal,
-      onProgress: (stage, fraction) => reporter.update(stage, fraction),
+      onProgress: update,
     });
-    reporter.update("finalizing", 0);
+    timing.frames(summary.frames, (performance.now() - engineStarted) / 1000);
+    update("finalizing", 0);
     await reporter.flush();
     controller.signal.throwIfAborted();
     const { size } = await stat(output);
@@ -63,19 +78,22 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<"succee
     reporter.stop();
     await client.succeed(job.id, size);
     log({ event: "job_succeeded", job_id: job.id, size_bytes: size });
-    return "succeeded";
+    outcome = "succeeded";
+    return outcome;
   } catch (error) {
     reporter.stop();
     if (controller.signal.aborted || error instanceof LeaseLostError) {
       log({ event: "job_stopped", job_id: job.id, reason: String(controller.signal.reason ?? error) });
-      return "stopped";
+      outcome = stopReason;
+      return outcome;
     }
     const failure =
       error instanceof DownloadError ? { code: error.code, message: error.message } : failureOf(error);
     log({ event: "job_failed", job_id: job.id, code: failure.code, error: String(error) });
     await client.fail(job.id, failure.code, failure.message).catch(() => undefined);
-    return "failed";
+    return outcome;
   } finally {
+    timing.end(outcome);
     await rm(dir, { recursive: true, force: true });
   }
 }

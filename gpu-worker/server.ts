@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { WorkerConfig } from "./config";
 import type { JobIntake } from "./intake";
 import type { JobSource } from "./job-source";
+import { METRICS_CONTENT_TYPE, type WorkerMetrics } from "./metrics";
 
 function sameSecret(presented: string, expected: string): boolean {
   const a = Buffer.from(presented);
@@ -22,21 +23,34 @@ function readBody(request: import("node:http").IncomingMessage): Promise<string>
   });
 }
 
+export interface WorkerHttpDeps {
+  config: WorkerConfig;
+  intake: JobIntake;
+  metrics: WorkerMetrics;
+}
+
 /**
- * The worker's HTTP face: GET /health, and POST /jobs, where the local queue consumer offers a job
- * (the push transport; production workers pull from Cloudflare Queues instead).
+ * The worker's HTTP face: GET /health and GET /metrics (Prometheus) on both transports, and with the
+ * push transport POST /jobs, where the local queue consumer offers a job (production workers pull
+ * from Cloudflare Queues instead).
  */
-export function createWorkerServer(config: WorkerConfig, intake: JobIntake): Server {
+export function createWorkerServer({ config, intake, metrics }: WorkerHttpDeps): Server {
   return createServer(async (request, response) => {
     const send = (status: number, body: unknown) => {
       response.writeHead(status, { "Content-Type": "application/json" });
       response.end(JSON.stringify(body));
     };
     if (request.method === "GET" && request.url === "/health") {
-      send(200, { status: "ok", slots: config.slots, busy: intake.busy });
+      send(200, { status: "ok", transport: config.transport, slots: config.slots, busy: intake.busy });
       return;
     }
-    if (request.method === "POST" && request.url === "/jobs") {
+    if (request.method === "GET" && request.url === "/metrics") {
+      const text = await metrics.render();
+      response.writeHead(200, { "Content-Type": METRICS_CONTENT_TYPE });
+      response.end(text);
+      return;
+    }
+    if (config.transport === "push" && request.method === "POST" && request.url === "/jobs") {
       const token = request.headers.authorization?.match(/^Bearer\s+(\S+)$/)?.[1] ?? "";
       if (!sameSecret(token, config.workerSecret)) {
         send(401, { error: "bad worker secret" });
@@ -59,18 +73,22 @@ export function createWorkerServer(config: WorkerConfig, intake: JobIntake): Ser
   });
 }
 
-/** The push transport: the server above, listening on GPU_WORKER_HOST:GPU_WORKER_PORT. */
-export function pushJobSource(
-  config: WorkerConfig,
-  intake: JobIntake,
+/**
+ * The server above on GPU_WORKER_HOST:GPU_WORKER_PORT. With the push transport it is the job source;
+ * with pull it only answers health checks and scrapes, beside the PullJobSource.
+ */
+export function workerHttpService(
+  deps: WorkerHttpDeps,
   log: (entry: Record<string, unknown>) => void,
 ): JobSource {
-  const server = createWorkerServer(config, intake);
+  const { config } = deps;
+  const server = createWorkerServer(deps);
   return {
     start: () =>
       new Promise((resolve) => {
         server.listen(config.port, config.host, () => {
-          log({ event: "listening", url: `http://${config.host}:${config.port}`, slots: config.slots });
+          const url = `http://${config.host}:${config.port}`;
+          log({ event: "listening", url, transport: config.transport, slots: config.slots });
           resolve();
         });
       }),
