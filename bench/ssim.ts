@@ -1,3 +1,5 @@
+import { maskBounds } from "../gpu-worker/engine/pipeline/verify";
+
 /** A rectangle of pixels: x0, y0 inclusive, x1, y1 exclusive. */
 export interface PixelBox {
   x0: number;
@@ -11,29 +13,10 @@ const RADIUS = 3;
 const C1 = (0.01 * 255) ** 2;
 const C2 = (0.03 * 255) ** 2;
 
-/** Bounding box of the mask's pixels grown by SSIM's window, or null for an empty mask. */
+/** Bounding box of the mask's pixels (255) grown by SSIM's window, or null for an empty mask. */
 export function maskBox(mask: Uint8Array, width: number, height: number): PixelBox | null {
-  let x0 = width;
-  let y0 = height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      if (!mask[row + x]) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
-  if (x1 < 0) return null;
-  return {
-    x0: Math.max(0, x0 - RADIUS),
-    y0: Math.max(0, y0 - RADIUS),
-    x1: Math.min(width, x1 + RADIUS + 1),
-    y1: Math.min(height, y1 + RADIUS + 1),
-  };
+  const bounds = maskBounds(mask, width, height, RADIUS);
+  return bounds && { x0: bounds.x, y0: bounds.y, x1: bounds.x + bounds.width, y1: bounds.y + bounds.height };
 }
 
 /** Summed-area table (one extra row and column of zeros) of f(a, b) over the box's luma. */
