@@ -1,7 +1,9 @@
 /**
- * `npm run bench [-- --quick | --clip NAME]`: builds its test set with ffmpeg in .cache/bench (kept
- * between runs), runs the engine and two baselines on every clip, scores each output against the
- * truth and prints a table; the full results go to .cache/bench/results.json.
+ * `npm run bench [-- --quick | --clip NAME] [--gpu]`: builds its test set with ffmpeg in .cache/bench
+ * (kept between runs), runs the engine and two baselines on every clip, scores each output against
+ * the truth and prints a table; the full results go to .cache/bench/results.json. With --gpu the
+ * engine must run its text models on CUDA (without CUDA its runs fail and say why); the fps column
+ * gives the frames per second of each method.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -19,7 +21,11 @@ const CACHE = path.resolve(import.meta.dirname, "..", ".cache", "bench");
 const RESULTS = path.join(CACHE, "results.json");
 
 const { values } = parseArgs({
-  options: { quick: { type: "boolean", default: false }, clip: { type: "string" } },
+  options: {
+    quick: { type: "boolean", default: false },
+    clip: { type: "string" },
+    gpu: { type: "boolean", default: false },
+  },
 });
 
 function selectClips(): ClipSpec[] {
@@ -51,7 +57,7 @@ async function benchClip(clip: ClipSpec): Promise<ClipResult> {
   ];
   const runs: MethodRun[] = [];
   for (const method of methods) {
-    const run = await runMethod(method, dir, clip, truth);
+    const run = await runMethod(method, dir, clip, truth, { gpu: values.gpu });
     log(`${clip.name}: ${method} ${run.seconds.toFixed(1)} s${run.error ? ` FAILED ${run.error}` : ""}`);
     runs.push(run);
   }

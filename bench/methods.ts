@@ -19,7 +19,13 @@ export interface MethodRun {
   seconds: number;
   peakRssMb: number;
   /** The engine's own summary line (`npm run clean -- --json`). */
-  summary?: { linesErased: number; residualLines: number; frames: number };
+  summary?: {
+    linesErased: number;
+    residualLines: number;
+    frames: number;
+    /** Where the text models ran: cpu or cuda. */
+    provider: string;
+  };
   error?: string;
 }
 
@@ -48,14 +54,34 @@ export function delogoFilter(truth: Truth, clip: ClipSpec): string {
   return filters.join(",") || "null";
 }
 
-function commandOf(method: MethodName, dir: string, clip: ClipSpec, truth: Truth, output: string) {
+export interface RunOptions {
+  /** The engine's text models must run on CUDA (`clean --provider cuda` fails without it). */
+  gpu: boolean;
+}
+
+function commandOf(
+  method: MethodName,
+  dir: string,
+  clip: ClipSpec,
+  truth: Truth,
+  output: string,
+  options: RunOptions,
+) {
   const { input } = clipFiles(dir);
   const node = (script: string, ...args: string[]) => [process.execPath, "--import", "tsx", script, ...args];
   switch (method) {
     case "transcode":
       return [FFMPEG, ...transcodeArgs(input, output)];
     case "engine":
-      return node("scripts/clean.ts", input, "-o", output, "--json");
+      return node(
+        "scripts/clean.ts",
+        input,
+        "-o",
+        output,
+        "--json",
+        "--provider",
+        options.gpu ? "cuda" : "auto",
+      );
     case "delogo":
       return [FFMPEG, "-hide_banner", "-nostdin", "-v", "error", "-y", "-i", input].concat([
         "-vf",
@@ -74,9 +100,10 @@ export async function runMethod(
   dir: string,
   clip: ClipSpec,
   truth: Truth,
+  options: RunOptions,
 ): Promise<MethodRun> {
   const output = clipFiles(dir).output(method);
-  const [command, ...args] = commandOf(method, dir, clip, truth, output) as [string, ...string[]];
+  const [command, ...args] = commandOf(method, dir, clip, truth, output, options) as [string, ...string[]];
   const measured = await measureProcess(command, args, REPO_ROOT);
   const run: MethodRun = { method, output, seconds: measured.seconds, peakRssMb: measured.peakRssMb };
   if (measured.exitCode !== 0)

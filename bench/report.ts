@@ -56,6 +56,7 @@ const COLUMNS: Array<[string, (clip: ClipResult, method: MethodResult) => string
   ],
   ["time x", (_, method) => fixed(method.timeRatio, 2)],
   ["time s", (_, method) => fixed(method.seconds, 1)],
+  ["fps", (clip, method) => (method.error ? "-" : fixed(clip.frames / method.seconds, 1))],
   ["RSS MB", (_, method) => fixed(method.peakRssMb, 0)],
   ["note", (_, method) => note(method)],
 ];
@@ -63,7 +64,10 @@ const COLUMNS: Array<[string, (clip: ClipResult, method: MethodResult) => string
 function note(method: MethodResult): string {
   if (method.error) return `FAILED: ${method.error.split("\n").at(-1)?.slice(0, 80)}`;
   const parts = method.summary
-    ? [`${method.summary.linesErased} lines erased, ${method.summary.residualLines} residual`]
+    ? [
+        `${method.summary.linesErased} lines erased, ${method.summary.residualLines} residual, ` +
+          `text models on ${method.summary.provider}`,
+      ]
     : [];
   if (method.problem) parts.push(method.problem);
   return parts.join("; ");

@@ -1,11 +1,14 @@
 /**
- * `npm run -s clean -- INPUT -o OUTPUT [--text "exact text"]... [--json]`: the cleaning pipeline on
- * a local file, no edge needed. Progress on stderr; with --json one summary line on stdout.
+ * `npm run -s clean -- INPUT -o OUTPUT [--text "exact text"]... [--provider auto|cpu|cuda] [--json]`:
+ * the cleaning pipeline on a local file, no edge needed. Progress on stderr; with --json one summary
+ * line on stdout, which says where the text models ran (`provider`).
  */
 import { parseArgs } from "node:util";
 import { cleanVideo } from "../gpu-worker/engine/clean";
+import { createOcrEngine } from "../gpu-worker/engine/ocr/ocr";
 
-const USAGE = 'usage: clean INPUT -o OUTPUT [--text "exact text"]... [--json]';
+const USAGE = 'usage: clean INPUT -o OUTPUT [--text "exact text"]... [--provider auto|cpu|cuda] [--json]';
+const PROVIDERS = ["auto", "cpu", "cuda"] as const;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -13,11 +16,13 @@ const { positionals, values } = parseArgs({
     output: { type: "string", short: "o" },
     text: { type: "string", multiple: true },
     json: { type: "boolean", default: false },
+    provider: { type: "string", default: "auto" },
   },
 });
 
 const [input] = positionals;
-if (!input || !values.output) {
+const provider = PROVIDERS.find((name) => name === values.provider);
+if (!input || !values.output || !provider) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -27,19 +32,37 @@ process.on("SIGINT", () => controller.abort());
 
 let lastLine = "";
 const started = Date.now();
-cleanVideo(input, values.output, {
-  texts: values.text ?? null,
-  signal: controller.signal,
-  onProgress: (stage, fraction) => {
-    // Whole tens of percent, so a log (not a terminal) gets a dozen lines, not thousands.
-    const line = `${stage} ${Math.floor(fraction * 10) * 10}%`;
-    if (line !== lastLine) process.stderr.write(process.stderr.isTTY ? `\r${line.padEnd(30)}` : `${line}\n`);
-    lastLine = line;
-  },
-}).then(
+/** Opens the text models (with --provider cuda, failing when CUDA cannot be used) and cleans. */
+async function clean(output: string) {
+  const ocr = await createOcrEngine({ provider });
+  try {
+    const summary = await cleanVideo(input as string, output, {
+      ocr,
+      texts: values.text ?? null,
+      signal: controller.signal,
+      onProgress: (stage, fraction) => {
+        // Whole tens of percent, so a log (not a terminal) gets a dozen lines, not thousands.
+        const line = `${stage} ${Math.floor(fraction * 10) * 10}%`;
+        if (line !== lastLine)
+          process.stderr.write(process.stderr.isTTY ? `\r${line.padEnd(30)}` : `${line}\n`);
+        lastLine = line;
+      },
+    });
+    return { provider: ocr.provider, ...(ocr.cpuReason ? { cpu_reason: ocr.cpuReason } : {}), ...summary };
+  } finally {
+    await ocr.close();
+  }
+}
+
+clean(values.output).then(
   (summary) => {
     process.stderr.write("\n");
-    const result = { input, output: values.output, seconds: (Date.now() - started) / 1000, ...summary };
+    const result = {
+      input,
+      output: values.output,
+      seconds: (Date.now() - started) / 1000,
+      ...summary,
+    };
     if (values.json) console.log(JSON.stringify(result));
     else
       console.error(
