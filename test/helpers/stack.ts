@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +7,8 @@ export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..");
 
 export interface RunningStack {
   baseUrl: string;
+  /** Process id of `npm start` itself. */
+  pid: number;
   port: number;
   workerPort: number;
   output: () => string;
@@ -55,6 +57,7 @@ export async function startStack(port: number, extraEnv: Record<string, string> 
   });
   return {
     baseUrl,
+    pid: child.pid as number,
     port,
     workerPort,
     output: () => output,
@@ -74,6 +77,26 @@ export async function startStack(port: number, extraEnv: Record<string, string> 
       return stopped;
     },
   };
+}
+
+/** Every process below `pid` now (children, grandchildren, …), from the process table. */
+export function descendantsOf(pid: number): number[] {
+  const rows = execFileSync("ps", ["-eo", "pid=,ppid="])
+    .toString()
+    .trim()
+    .split("\n")
+    .map((row) => row.trim().split(/\s+/).map(Number) as [number, number]);
+  const found: number[] = [];
+  const parents = [pid];
+  while (parents.length > 0) {
+    const parent = parents.pop();
+    for (const [child, ppid] of rows)
+      if (ppid === parent) {
+        found.push(child);
+        parents.push(child);
+      }
+  }
+  return found;
 }
 
 /** Runs `npm run -s <script> -- args` against a stack and returns stdout, stderr and the exit code. */
