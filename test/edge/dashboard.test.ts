@@ -4,7 +4,16 @@ import { sessionCookieOptions } from "../../edge/dashboard/routes/session";
 import type { Env } from "../../edge/env";
 import { sha256Hex } from "../../edge/lib/crypto";
 import { dash, ownerWorkspace, PASSWORD, sessionCookie } from "./dashboard-helpers";
-import { admin, api, createJob, createWorkspace, expectError, fixtureBytes, uploadFixture } from "./helpers";
+import {
+  admin,
+  api,
+  awayFromWindowEdge,
+  createJob,
+  createWorkspace,
+  expectError,
+  fixtureBytes,
+  uploadFixture,
+} from "./helpers";
 
 describe("dashboard sign-in", () => {
   it("refuses a wrong password and an unknown address alike", async () => {
@@ -44,6 +53,15 @@ describe("dashboard sign-in", () => {
       .bind(token, await sha256Hex(token))
       .all<{ token_hash: string }>();
     expect(stored.results).toEqual([{ token_hash: await sha256Hex(token) }]);
+  });
+
+  it("throttles sign-in attempts per address", async () => {
+    const { email } = await ownerWorkspace();
+    await awayFromWindowEdge();
+    const attempt = () =>
+      dash("/session", { method: "POST", body: { email, password: "guess" }, address: "192.0.2.7" });
+    for (let i = 0; i < 10; i++) await expectError(await attempt(), 401, "invalid_credentials");
+    await expectError(await attempt(), 429, "rate_limited");
   });
 
   it("refuses requests without a session", async () => {

@@ -10,6 +10,7 @@ import type { DashboardBindings, DashboardRequest } from "../context";
 import { requireSession } from "../guards";
 import { authenticate, type Owner, redeemSignInLink } from "../owners";
 import { csrfTokenFor, endSession, SESSION_COOKIE, SESSION_LIFETIME_MS, startSession } from "../sessions";
+import { signInThrottle } from "../sign-in-throttle";
 
 const SignIn = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
 const LinkSignIn = z.object({ token: z.string().min(1).max(100) });
@@ -38,13 +39,13 @@ async function signIn(c: DashboardRequest, owner: Owner) {
 }
 
 export const sessionRoutes = new Hono<DashboardBindings>()
-  .post("/session", async (c) => {
+  .post("/session", signInThrottle, async (c) => {
     const body = await parseJsonBody(c, SignIn);
     const owner = await authenticate(database(c.env.DB), body.email, body.password);
     if (!owner) throw new ApiError("invalid_credentials", "Wrong email address or password.");
     return signIn(c, owner);
   })
-  .post("/session/link", async (c) => {
+  .post("/session/link", signInThrottle, async (c) => {
     const body = await parseJsonBody(c, LinkSignIn);
     const owner = await redeemSignInLink(database(c.env.DB), body.token);
     if (!owner) {
