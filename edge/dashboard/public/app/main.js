@@ -58,13 +58,9 @@ async function showPage() {
   }
   const view = h("div");
   main.replaceChildren(view);
-  /** @type {(() => void) | void} */
-  let stop;
-  try {
-    stop = await page(view, parseRoute().argument);
-  } catch (error) {
+  const stop = await page(view, parseRoute().argument).catch((error) => {
     view.append(errorBox(error));
-  }
+  });
   if (current !== generation) {
     stop?.();
     return;

@@ -14,7 +14,11 @@ function jobRow(job) {
   const stage = h("td", { "data-label": "Stage" });
   const bar = h("progress", { max: "100", "aria-label": `Progress of ${job.input.filename}` });
   const progress = h("td", { "data-label": "Progress" }, bar, " ", h("span"));
-  const cancel = h("button", { type: "button", class: "small" }, "Cancel");
+  const cancel = h(
+    "button",
+    { type: "button", class: "small", "aria-label": `Cancel ${job.input.filename}` },
+    "Cancel",
+  );
   const row = h(
     "tr",
     { "data-job": job.id },

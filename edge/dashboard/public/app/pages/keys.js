@@ -18,9 +18,13 @@ export async function renderKeys(view) {
 
   /** @param {any} key */
   function keyRow(key) {
-    const revoke = h("button", { type: "button", class: "small danger" }, "Revoke");
+    const label = key.name || `${key.prefix}…`;
+    const revoke = h(
+      "button",
+      { type: "button", class: "small danger", "aria-label": `Revoke ${label}` },
+      "Revoke",
+    );
     revoke.addEventListener("click", async () => {
-      const label = key.name || `${key.prefix}…`;
       if (
         !(await confirmDialog(
           `Revoke the key ${label}? Anything using it stops working at once.`,
