@@ -1,4 +1,4 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, lte } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { ownerSessions, owners } from "../db/schema";
 import { hmacSha256Hex, sha256Hex } from "../lib/crypto";
@@ -28,7 +28,10 @@ export function csrfTokenFor(sessionToken: string): Promise<string> {
   return hmacSha256Hex(sessionToken, "adclean dashboard csrf v1");
 }
 
-/** Starts a session; the caller gets the token (for the cookie), D1 only its SHA-256. */
+/**
+ * Starts a session; the caller gets the token (for the cookie), D1 only its SHA-256. The owner's
+ * expired sessions go at the same time, so rows never pile up.
+ */
 export async function startSession(
   db: Database,
   owner: { id: string; workspaceId: string },
@@ -36,13 +39,18 @@ export async function startSession(
 ): Promise<{ token: string; expiresAt: number }> {
   const token = newToken();
   const expiresAt = nowMs + SESSION_LIFETIME_MS;
-  await db.insert(ownerSessions).values({
-    tokenHash: await sha256Hex(token),
-    ownerId: owner.id,
-    workspaceId: owner.workspaceId,
-    createdAt: nowMs,
-    expiresAt,
-  });
+  await db.batch([
+    db
+      .delete(ownerSessions)
+      .where(and(eq(ownerSessions.ownerId, owner.id), lte(ownerSessions.expiresAt, nowMs))),
+    db.insert(ownerSessions).values({
+      tokenHash: await sha256Hex(token),
+      ownerId: owner.id,
+      workspaceId: owner.workspaceId,
+      createdAt: nowMs,
+      expiresAt,
+    }),
+  ]);
   return { token, expiresAt };
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sessionCookieOptions } from "../../edge/dashboard/routes/session";
 import type { Env } from "../../edge/env";
 import { sha256Hex } from "../../edge/lib/crypto";
-import { dash, ownerWorkspace, PASSWORD, sessionCookie } from "./dashboard-helpers";
+import { dash, ownerWorkspace, PASSWORD, sessionCookie, signIn } from "./dashboard-helpers";
 import {
   admin,
   api,
@@ -74,13 +74,19 @@ describe("dashboard sign-in", () => {
   });
 
   it("ends the session server side when it expires, whatever the cookie says", async () => {
-    const { browser } = await ownerWorkspace();
+    const { browser, email } = await ownerWorkspace();
     expect((await dash("/session", { as: browser })).status).toBe(200);
     const token = browser.cookie.split("=")[1] as string;
     await env.DB.prepare("UPDATE owner_sessions SET expires_at = ? WHERE token_hash = ?")
       .bind(Date.now() - 1, await sha256Hex(token))
       .run();
     await expectError(await dash("/session", { as: browser }), 401, "session_required");
+    // The next sign-in clears the expired row.
+    await signIn(email);
+    const left = await env.DB.prepare("SELECT count(*) AS n FROM owner_sessions WHERE token_hash = ?")
+      .bind(await sha256Hex(token))
+      .first<{ n: number }>();
+    expect(left?.n).toBe(0);
   });
 
   it("signs out: the session is deleted and the cookie cleared", async () => {
