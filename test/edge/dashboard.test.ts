@@ -160,6 +160,22 @@ describe("one-time sign-in links", () => {
 });
 
 describe("owners via the admin API", () => {
+  it("stores only a salted PBKDF2-SHA256 hash of the password, with its own salt per owner", async () => {
+    const first = await ownerWorkspace();
+    const second = await ownerWorkspace();
+    const rows = await env.DB.prepare("SELECT password_hash FROM owners WHERE email IN (?, ?)")
+      .bind(first.email, second.email)
+      .all<{ password_hash: string }>();
+    const hashes = rows.results.map((row) => row.password_hash);
+    expect(hashes).toHaveLength(2);
+    for (const hash of hashes) {
+      expect(hash).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+      expect(hash).not.toContain(PASSWORD);
+    }
+    // The same password, two salts: two different hashes.
+    expect(hashes[0]).not.toBe(hashes[1]);
+  });
+
   it("refuses a short password and a second owner with the same address", async () => {
     const { workspace_id, email } = await ownerWorkspace();
     await expectError(
