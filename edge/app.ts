@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { adminRoutes } from "./admin/routes";
+import { dashboardApi } from "./dashboard/api";
 import type { AppBindings } from "./env";
 import { internalRoutes } from "./internal/routes";
 import { validationHook } from "./lib/validation";
@@ -18,7 +19,8 @@ import { localStorageRoutes } from "./storage/local-routes";
 
 /**
  * The edge API: /v1 (the spec), /mcp (MCP server), /admin (operators), /internal (GPU workers),
- * /storage (local presigned), /health.
+ * /storage (local presigned), /health, and the dashboard's API (/dashboard/api; its pages are static
+ * assets, wrangler.toml [assets]).
  */
 export function createApp() {
   const app = new OpenAPIHono<AppBindings>({ defaultHook: validationHook });
@@ -44,6 +46,9 @@ export function createApp() {
   app.route("/", uploadRoutes);
   app.route("/", jobRoutes);
   app.route("/", webhookRoutes);
+
+  // The owners' dashboard: cookie sessions, its own guards (edge/dashboard).
+  app.route("/dashboard/api", dashboardApi);
 
   // The MCP server takes the same keys, headers and error envelope; its plan gate is per tool.
   app.use(MCP_PATH, identify, rateLimit, requireAuth);

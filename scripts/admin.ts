@@ -11,7 +11,9 @@ const USAGE = `usage:
   admin key create --workspace W [--name S]
   admin key revoke --workspace W --key-id K
   admin webhook set --workspace W --url U
-  admin credits add --workspace W (--plan N | --pack N)`;
+  admin credits add --workspace W (--plan N | --pack N)
+  admin owner create --workspace W --email E --password P
+  admin owner link --workspace W --email E`;
 
 class UsageError extends Error {}
 
@@ -26,6 +28,8 @@ const { positionals, values } = parseArgs({
     workspace: { type: "string" },
     "key-id": { type: "string" },
     url: { type: "string" },
+    email: { type: "string" },
+    password: { type: "string" },
   },
 });
 
@@ -91,6 +95,17 @@ async function dispatch(): Promise<unknown> {
       if ((plan === undefined) === (pack === undefined))
         throw new UsageError("give exactly one of --plan N, --pack N");
       return call("POST", `${workspacePath()}/credits`, { plan, pack });
+    }
+    case "owner create":
+      return call("POST", `${workspacePath()}/owners`, {
+        email: required("email"),
+        password: required("password"),
+      });
+    case "owner link": {
+      const { url } = (await call("POST", `${workspacePath()}/owners/link`, {
+        email: required("email"),
+      })) as Record<string, string>;
+      return { url };
     }
     default:
       throw new UsageError(command ? `unknown command: ${command}` : "no command");

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { PLAN_IDS, SUBSCRIPTION_STATUSES } from "../billing/plans";
+import { createOwner, createSignInLink } from "../dashboard/owners";
 import { database } from "../db/client";
 import type { AppBindings } from "../env";
 import { constantTimeEqual } from "../lib/crypto";
@@ -36,6 +37,12 @@ const UpdateWorkspace = z.object({
 const AddCredits = z
   .object({ plan: credits.optional(), pack: credits.optional() })
   .refine((body) => body.plan !== undefined || body.pack !== undefined, "give plan or pack");
+
+/** Dashboard passwords: at least 12 characters (no other composition rules). */
+const CreateOwner = z.object({
+  email: z.email().max(320),
+  password: z.string().min(12, "password must be at least 12 characters").max(1024),
+});
 
 /** The operators' API (ADMIN_TOKEN). Not part of /v1 and not in the public OpenAPI document. */
 export const adminRoutes = new Hono<AppBindings>()
@@ -90,5 +97,22 @@ export const adminRoutes = new Hono<AppBindings>()
     const workspace = await requireWorkspace(database(c.env.DB), c.req.param("id"));
     const balances = await workspaceObject(c.env, workspace.id).grant(body, "admin_grant");
     return c.json({ credits: { ...balances, total: balances.plan + balances.pack } });
+  })
+  .post("/workspaces/:id/owners", async (c) => {
+    const body = await parseJsonBody(c, CreateOwner);
+    const owner = await createOwner(database(c.env.DB), c.req.param("id"), body.email, body.password);
+    return c.json({ owner_id: owner.id, workspace_id: owner.workspaceId, email: owner.email }, 201);
+  })
+  .post("/workspaces/:id/owners/link", async (c) => {
+    const body = await parseJsonBody(c, z.object({ email: z.string().min(1).max(320) }));
+    const link = await createSignInLink(database(c.env.DB), c.req.param("id"), body.email);
+    // The token rides in the fragment: browsers never send it to a server, so it stays out of logs.
+    return c.json(
+      {
+        url: `${c.env.PUBLIC_BASE_URL}/#/link/${link.token}`,
+        expires_at: new Date(link.expiresAt).toISOString(),
+      },
+      201,
+    );
   })
   .post("/renewals/run", async (c) => c.json(await renewDuePlans(c.env, Date.now())));

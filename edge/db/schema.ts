@@ -166,3 +166,46 @@ export const webhookAttempts = sqliteTable(
   },
   (table) => [index("webhook_attempts_event").on(table.eventId, table.createdAt)],
 );
+
+/** People who sign in to the dashboard; each owns one workspace. */
+export const owners = sqliteTable(
+  "owners",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id),
+    /** Lower-cased; one owner per address across the service, so sign-in needs no workspace id. */
+    email: text("email").notNull().unique(),
+    /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` (dashboard/passwords), never the password. */
+    passwordHash: text("password_hash").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("owners_workspace").on(table.workspaceId)],
+);
+
+/** Dashboard sessions: only the SHA-256 of the cookie's token is kept. */
+export const ownerSessions = sqliteTable(
+  "owner_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => owners.id),
+    workspaceId: text("workspace_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [index("owner_sessions_expires").on(table.expiresAt)],
+);
+
+/** One-time sign-in links made by the admin CLI: the SHA-256 of the token, used at most once. */
+export const ownerSignInLinks = sqliteTable("owner_sign_in_links", {
+  tokenHash: text("token_hash").primaryKey(),
+  ownerId: text("owner_id")
+    .notNull()
+    .references(() => owners.id),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+});

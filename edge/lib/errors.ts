@@ -26,8 +26,21 @@ export const ERROR_CODES = {
   internal_error: { status: 500, type: "api_error" },
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
-export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
+/**
+ * Codes only the dashboard's own API (/dashboard/api) answers with, in the same envelope; kept apart
+ * so the public OpenAPI document (built from ERROR_CODES) lists only what /v1 can answer.
+ */
+export const DASHBOARD_ERROR_CODES = {
+  session_required: { status: 401, type: "authentication_error" },
+  invalid_credentials: { status: 401, type: "authentication_error" },
+  csrf_check_failed: { status: 403, type: "permission_error" },
+  owner_exists: { status: 409, type: "conflict_error" },
+} as const;
+
+const ALL_ERROR_CODES = { ...ERROR_CODES, ...DASHBOARD_ERROR_CODES };
+
+export type ErrorCode = keyof typeof ALL_ERROR_CODES;
+export type ErrorStatus = (typeof ALL_ERROR_CODES)[ErrorCode]["status"];
 
 /** Thrown anywhere in a request; the error mapper turns it into the spec's envelope. */
 export class ApiError extends Error {
@@ -40,8 +53,8 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    this.status = ERROR_CODES[code].status;
-    this.type = ERROR_CODES[code].type;
+    this.status = ALL_ERROR_CODES[code].status;
+    this.type = ALL_ERROR_CODES[code].type;
   }
 }
 

@@ -12,7 +12,7 @@ export function randomToken(length: number): string {
   return out;
 }
 
-export type IdKind = "job" | "up" | "evt" | "req" | "ws" | "key" | "dlv";
+export type IdKind = "job" | "up" | "evt" | "req" | "ws" | "key" | "dlv" | "own";
 
 /** A resource id: kind prefix, underscore, 24 opaque characters (about 143 bits). */
 export function newId(kind: IdKind): string {

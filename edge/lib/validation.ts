@@ -27,3 +27,10 @@ export async function parseJsonBody<T extends z.ZodType>(c: Context, schema: T):
   if (!parsed.success) throw invalidParameter(parsed.error);
   return parsed.data;
 }
+
+/** Validates the query string outside OpenAPI routes (the dashboard's API). */
+export function parseQuery<T extends z.ZodType>(c: Context, schema: T): z.infer<T> {
+  const parsed = schema.safeParse(c.req.query());
+  if (!parsed.success) throw invalidParameter(parsed.error);
+  return parsed.data;
+}

@@ -16,6 +16,7 @@ import {
   WebhookEndpointUpdateSchema,
   WebhookEndpointWithSecretSchema,
 } from "../schemas/webhooks";
+import type { WorkspaceRecord } from "../services/workspaces";
 import {
   DEFAULT_ROTATION_OVERLAP_SECONDS,
   readEndpoint,
@@ -26,11 +27,15 @@ import { listAttempts, listEvents, redeliver, sendTestEvent } from "../webhooks/
 
 const TAG = ["Webhooks"];
 
-/** Webhooks are a plan feature (limits.webhooks): without it these endpoints answer 403 plan_required. */
-const requireWebhooks = createMiddleware<AppBindings>(async (c, next) => {
-  if (!(c.var.auth as AuthContext).workspace.limits.webhooks) {
+/** Webhooks are a plan feature (limits.webhooks): without it they answer 403 plan_required (API and dashboard). */
+export function requireWebhookPlan(workspace: WorkspaceRecord): void {
+  if (!workspace.limits.webhooks) {
     throw new ApiError("plan_required", "Webhooks need the Growth or Scale plan.");
   }
+}
+
+const requireWebhooks = createMiddleware<AppBindings>(async (c, next) => {
+  requireWebhookPlan((c.var.auth as AuthContext).workspace);
   await next();
 });
 

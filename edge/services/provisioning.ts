@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import type { PlanId, SubscriptionStatus } from "../billing/plans";
 import type { Database } from "../db/client";
 import { apiKeys, plans, workspaces } from "../db/schema";
@@ -72,6 +72,25 @@ export async function createKey(db: Database, workspaceId: string, name = "") {
     .insert(apiKeys)
     .values({ id: keyId, workspaceId, keyHash: key.hash, prefix: key.prefix, name, createdAt: Date.now() });
   return { key_id: keyId, api_key: key.key, prefix: key.prefix };
+}
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A workspace's keys, newest first, as the dashboard shows them: never the key, only its prefix. */
+export async function listKeys(db: Database, workspaceId: string) {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.workspaceId, workspaceId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return rows.map((row) => ({
+    key_id: row.id,
+    prefix: row.prefix,
+    name: row.name,
+    created_at: new Date(row.createdAt).toISOString(),
+    last_used_at: isoOrNull(row.lastUsedAt),
+    revoked_at: isoOrNull(row.revokedAt),
+  }));
 }
 
 export async function revokeKey(db: Database, workspaceId: string, keyId: string) {

@@ -1,0 +1,30 @@
+import { Hono } from "hono";
+import type { DashboardBindings } from "./context";
+import { requireSession, sameOrigin } from "./guards";
+import { accountRoutes } from "./routes/account";
+import { jobRoutes } from "./routes/jobs";
+import { keyRoutes } from "./routes/keys";
+import { sessionRoutes } from "./routes/session";
+import { webhookRoutes } from "./routes/webhooks";
+
+/** Everything past sign-in: one workspace, the session's. */
+const signedIn = new Hono<DashboardBindings>()
+  .use(requireSession)
+  .route("/", accountRoutes)
+  .route("/", jobRoutes)
+  .route("/", keyRoutes)
+  .route("/", webhookRoutes);
+
+/**
+ * The dashboard's JSON API (mounted at /dashboard/api), used only by its own pages: cookie
+ * sessions instead of API keys, the spec's error envelope. Every state-changing request must come
+ * from our own Origin; the session routes come first because sign-in has no session yet.
+ */
+export const dashboardApi = new Hono<DashboardBindings>()
+  .use(sameOrigin)
+  .use(async (c, next) => {
+    await next();
+    c.header("Cache-Control", "no-store");
+  })
+  .route("/", sessionRoutes)
+  .route("/", signedIn);

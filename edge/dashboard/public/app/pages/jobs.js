@@ -1,0 +1,135 @@
+// @ts-check
+import { call } from "../api.js";
+import { announce, errorBox, h, integer, repeat, when } from "../dom.js";
+import { isActive, percent, STATUSES, stageLabel } from "../jobs-format.js";
+
+const POLL_MS = 2000;
+
+/**
+ * One row's cells, updated in place on every poll so focus and screen readers keep their place.
+ * @param {any} job
+ */
+function jobRow(job) {
+  const status = h("td", { "data-label": "Status" });
+  const stage = h("td", { "data-label": "Stage" });
+  const bar = h("progress", { max: "100", "aria-label": `Progress of ${job.input.filename}` });
+  const progress = h("td", { "data-label": "Progress" }, bar, " ", h("span"));
+  const cancel = h(
+    "button",
+    { type: "button", class: "small", "aria-label": `Cancel ${job.input.filename}` },
+    "Cancel",
+  );
+  const row = h(
+    "tr",
+    { "data-job": job.id },
+    h("th", { scope: "row" }, h("a", { href: `#/jobs/${job.id}` }, job.input.filename)),
+    status,
+    stage,
+    progress,
+    h("td", { "data-label": "Credits" }, integer(job.credits)),
+    h("td", { "data-label": "Created" }, when(job.created_at)),
+    h("td", {}, cancel),
+  );
+  /** @param {any} latest */
+  const update = (latest) => {
+    status.textContent = latest.status;
+    status.className = `status status-${latest.status}`;
+    stage.textContent = stageLabel(latest.stage);
+    bar.value = Math.round(latest.progress * 100);
+    /** @type {HTMLElement} */ (progress.lastElementChild).textContent = percent(latest.progress);
+    cancel.hidden = !isActive(latest);
+  };
+  cancel.addEventListener("click", async () => {
+    cancel.disabled = true;
+    try {
+      update(await call("POST", `/jobs/${job.id}/cancel`));
+      announce(`Canceled ${job.input.filename}; its credits are back.`);
+    } catch (error) {
+      row.after(h("tr", {}, h("td", { colspan: "7" }, errorBox(error))));
+    } finally {
+      cancel.disabled = false;
+    }
+  });
+  update(job);
+  return { row, update };
+}
+
+/**
+ * The jobs list: newest first, filter by status, live progress while the page is open.
+ * @param {HTMLElement} view
+ * @param {string} query e.g. "status=failed"
+ */
+export async function renderJobs(view, query) {
+  const status = new URLSearchParams(query).get("status") ?? "";
+  const filter = h(
+    "select",
+    { id: "status-filter" },
+    h("option", { value: "" }, "All"),
+    ...STATUSES.map((value) => h("option", { value, selected: value === status }, value)),
+  );
+  filter.addEventListener("change", () => {
+    location.hash = filter.value ? `#/jobs?status=${filter.value}` : "#/jobs";
+  });
+  const body = h("tbody");
+  const empty = h(
+    "p",
+    { hidden: true },
+    status ? `No ${status} jobs.` : "No jobs yet. ",
+    h("a", { href: "#/clean" }, "Clean a video"),
+  );
+  const problems = h("div");
+  /** @type {Map<string, ReturnType<typeof jobRow>>} */
+  const rows = new Map();
+  view.append(
+    h("h1", {}, "Jobs"),
+    h("p", { class: "field inline" }, h("label", { for: "status-filter" }, "Status"), filter),
+    problems,
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        {},
+        h("caption", { class: "visually-hidden" }, "Your jobs, newest first"),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ...["File", "Status", "Stage", "Progress", "Credits", "Created"].map((label) =>
+              h("th", { scope: "col" }, label),
+            ),
+            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
+          ),
+        ),
+        body,
+      ),
+    ),
+    empty,
+  );
+  const path = `/jobs?limit=50${status ? `&status=${status}` : ""}`;
+  return repeat(POLL_MS, async () => {
+    try {
+      const page = await call("GET", path);
+      problems.replaceChildren();
+      /** @type {HTMLElement[]} */
+      const ordered = [];
+      for (const job of page.data) {
+        const known = rows.get(job.id) ?? jobRow(job);
+        rows.set(job.id, known);
+        known.update(job);
+        ordered.push(known.row);
+      }
+      // Rows keep their elements (and focus); only their order is refreshed.
+      ordered.forEach((row, index) => {
+        if (body.children[index] !== row) body.insertBefore(row, body.children[index] ?? null);
+      });
+      // Jobs that left this filter (and messages below them) go.
+      while (body.children.length > ordered.length) body.lastElementChild?.remove();
+      empty.hidden = page.data.length > 0;
+    } catch (error) {
+      problems.replaceChildren(errorBox(error));
+    }
+  });
+}

@@ -1,0 +1,234 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FileServer, startFileServer } from "../fixtures/file-server";
+import { makeCaptionedClip } from "../fixtures/media";
+import {
+  type CliWorkspace,
+  cliWorkspace,
+  npmRun,
+  PROJECT_ROOT,
+  type RunningStack,
+  startStack,
+} from "../helpers/stack";
+
+/** Screenshots of every page, for people to look at (gitignored). */
+const SHOTS = path.join(PROJECT_ROOT, "test-results/dashboard");
+const EMAIL = "marketer@example.com";
+const PASSWORD = "a long dashboard password";
+const CAPTION = "SALE 50% OFF";
+
+let stack: RunningStack;
+let receiver: FileServer;
+let browser: Browser;
+let page: Page;
+let workspace: CliWorkspace;
+const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-dashboard-"));
+const clip = path.join(dir, "spring-ad.mp4");
+
+const admin = async (args: string[]) => {
+  const run = await npmRun("admin", args, { BASE_URL: stack.baseUrl });
+  if (run.code !== 0) throw new Error(`admin ${args.join(" ")}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, string>;
+};
+
+const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+/** What the test touches of a <video> in the page (this file is type-checked without the DOM library). */
+interface VideoElement {
+  muted: boolean;
+  currentTime: number;
+  videoWidth: number;
+  play(): Promise<void>;
+}
+
+const heading = () => page.getByRole("heading", { level: 1 });
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  makeCaptionedClip(clip, 3, CAPTION);
+  receiver = await startFileServer(dir);
+  stack = await startStack(18847);
+  workspace = await cliWorkspace(stack, "growth", 1000);
+  // Playwright's launch gives every run a fresh temporary user-data-dir of its own.
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  page = await browser.newPage({ acceptDownloads: true });
+  page.setDefaultTimeout(30_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await receiver?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the dashboard in a browser, on the real local stack", () => {
+  it("an owner made with the admin CLI signs in; a wrong password is refused", async () => {
+    const owner = await admin([
+      "owner",
+      "create",
+      "--workspace",
+      workspace.workspace_id,
+      "--email",
+      EMAIL,
+      "--password",
+      PASSWORD,
+    ]);
+    expect(owner).toMatchObject({ workspace_id: workspace.workspace_id, email: EMAIL });
+    await page.goto(stack.baseUrl);
+    await expect.poll(() => heading().textContent()).toBe("Sign in");
+    // By keyboard alone: the address field has focus, Tab moves on, Enter submits.
+    expect(await page.locator("#email:focus").count()).toBe(1);
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("not my password");
+    await page.keyboard.press("Enter");
+    await page.getByRole("alert").filter({ hasText: "Wrong email address or password" }).waitFor();
+    await shot("sign-in");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => heading().textContent()).toBe("Clean a video");
+    expect(await page.getByText(`${EMAIL} · Workspace`).isVisible()).toBe(true);
+    const cookies = await page.context().cookies();
+    expect(cookies.find((cookie) => cookie.name === "adclean_session")).toMatchObject({
+      httpOnly: true,
+      sameSite: "Strict",
+    });
+  });
+
+  it("uploads a clip with its price shown first, and follows the job to succeeded", async () => {
+    await page.locator("#video-file").setInputFiles(clip);
+    await page.getByText("spring-ad.mp4: 3.0 s, costs 25 credits. You have 1,000.").waitFor();
+    await page.getByLabel("Texts to erase (optional)").fill(CAPTION);
+    await shot("clean");
+    await page.getByRole("button", { name: "Start cleaning" }).click();
+    await page.waitForURL(/#\/jobs\/job_/);
+    expect(await page.locator("#upload-progress").count()).toBe(0); // the job page replaced the form
+    await expect.poll(() => heading().textContent()).toBe("spring-ad.mp4");
+    const seen = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          const status = (await page.locator("#job-status").textContent()) ?? "";
+          seen.add(status);
+          return status;
+        },
+        { timeout: 300_000, interval: 500 },
+      )
+      .toBe("succeeded");
+    expect([...seen].some((status) => ["queued", "analyzing", "processing"].includes(status))).toBe(true);
+  });
+
+  it("plays the original and the cleaned video side by side and downloads the result", async () => {
+    for (const id of ["#before-video", "#after-video"]) {
+      const played = await page.locator(id).evaluate(async (element) => {
+        const video = element as unknown as VideoElement;
+        video.muted = true;
+        await video.play();
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        return { time: video.currentTime, width: video.videoWidth };
+      });
+      expect(played.width).toBe(480);
+      expect(played.time).toBeGreaterThan(0);
+    }
+    await shot("job-succeeded");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download").click()]);
+    expect(download.suggestedFilename()).toBe("spring-ad-clean.mp4");
+    const saved = path.join(dir, "downloaded.mp4");
+    await download.saveAs(saved);
+    const bytes = readFileSync(saved);
+    expect(bytes.subarray(4, 8).toString("latin1")).toBe("ftyp");
+    expect(bytes.length).toBeGreaterThan(10_000);
+  });
+
+  it("lists jobs with their status and filters them", async () => {
+    await page.getByRole("link", { name: "Jobs", exact: true }).click();
+    await expect.poll(() => heading().textContent()).toBe("Jobs");
+    const row = page.getByRole("row").filter({ hasText: "spring-ad.mp4" });
+    await row.getByText("succeeded").waitFor();
+    await shot("jobs");
+    await page.getByLabel("Status").selectOption("failed");
+    await page.getByText("No failed jobs.").waitFor();
+    await page.getByLabel("Status").selectOption("succeeded");
+    await page.getByRole("row").filter({ hasText: "spring-ad.mp4" }).waitFor();
+  });
+
+  it("creates an API key shown once, revokes it after a confirmation, and /v1 refuses it", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name (what uses it)").fill("zapier");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.locator("#new-key").textContent()) ?? "";
+    expect(key).toMatch(/^sk_live_[0-9A-Za-z]{40}$/);
+    const account = () =>
+      fetch(`${stack.baseUrl}/v1/account`, { headers: { Authorization: `Bearer ${key}` } });
+    expect((await account()).status).toBe(200);
+    await shot("keys");
+    const row = page.getByRole("row").filter({ hasText: "zapier" });
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await row.getByText(/^revoked/).waitFor();
+    expect((await account()).status).toBe(401);
+  });
+
+  it("sets a webhook endpoint and a test event reaches the receiver", async () => {
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByLabel("Endpoint URL").fill(`${receiver.url}/hook/ok/dashboard`);
+    await page.getByRole("button", { name: "Save endpoint" }).click();
+    expect(await page.locator("#signing-secret").textContent()).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "Send a test event" }).click();
+    await page.getByRole("row").filter({ hasText: "webhook.test" }).getByText("delivered").waitFor();
+    const log = (await (await fetch(`${receiver.url}/hook-log/dashboard`)).json()) as Array<{ body: string }>;
+    expect(log.map((entry) => JSON.parse(entry.body).type)).toContain("webhook.test");
+    await shot("webhooks");
+  });
+
+  it("shows the plan, the credits and this period's jobs", async () => {
+    await page.getByRole("link", { name: "Usage" }).click();
+    await page.getByRole("heading", { name: "This period" }).waitFor();
+    const text = (await page.locator("main").textContent()) ?? "";
+    expect(text).toContain("Growth");
+    expect(text).toContain("Total975");
+    expect(text).toContain("Jobs1");
+    await shot("usage");
+  });
+
+  it("fits a 375 px wide screen without sideways scrolling", async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const route of ["#/jobs", "#/clean", "#/keys", "#/webhooks", "#/usage"]) {
+      await page.goto(`${stack.baseUrl}/${route}`);
+      // The router focuses the heading once the page has its content.
+      await page.locator("h1:focus").waitFor();
+      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+      await shot(`narrow-${route.slice(2)}`);
+    }
+  });
+
+  it("signs out, then a one-time link signs in once and never again", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect.poll(() => heading().textContent()).toBe("Sign in");
+    const { url } = await admin(["owner", "link", "--workspace", workspace.workspace_id, "--email", EMAIL]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:18847\/#\/link\//);
+    await page.goto(url as string);
+    await expect.poll(() => heading().textContent()).toBe("Clean a video");
+    expect(page.url()).not.toContain("link");
+    const other = await browser.newPage();
+    await other.goto(url as string);
+    await other.getByText("This sign-in link was already used or has expired.").waitFor();
+    await other.close();
+  });
+});
