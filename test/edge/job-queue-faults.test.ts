@@ -10,23 +10,12 @@ import {
   createWorkspace,
   expectError,
   fixtureUrl,
-  type JobAnswer,
+  getJob,
+  internal,
   runCron,
 } from "./helpers";
 
 const GPU_WORKER_URL = "http://gpu-worker.test";
-
-function internal(path: string, body: unknown) {
-  return SELF.fetch(`http://edge.test/internal${path}`, {
-    method: "POST",
-    headers: { Authorization: "Bearer test-worker-secret", "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function getJob(key: string, id: string): Promise<JobAnswer> {
-  return (await api(`/v1/jobs/${id}`, { key })).json<JobAnswer>();
-}
 
 /** Delivers one jobs-queue message to the Worker's queue handler and returns what it did with it. */
 async function deliver(body: JobMessage, id: string, testEnv: typeof env = env) {
