@@ -179,7 +179,8 @@ export function internal(path: string, body: unknown, secret = "test-worker-secr
   });
 }
 
-export const claim = (jobId: string, worker = "w1") => internal(`/jobs/${jobId}/claim`, { worker_id: worker });
+export const claim = (jobId: string, worker = "w1") =>
+  internal(`/jobs/${jobId}/claim`, { worker_id: worker });
 
 /** Stores a result the way a worker does (presigned PUT), then completes the job; answers the completion. */
 export async function succeed(jobId: string, bytes: Uint8Array, worker = "w1"): Promise<Response> {

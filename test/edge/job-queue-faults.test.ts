@@ -19,7 +19,9 @@ const GPU_WORKER_URL = "http://gpu-worker.test";
 
 /** Delivers one jobs-queue message to the Worker's queue handler and returns what it did with it. */
 async function deliver(body: JobMessage, id: string, testEnv: typeof env = env) {
-  const batch = createMessageBatch<JobMessage>("adclean-jobs", [{ id, timestamp: new Date(), attempts: 1, body }]);
+  const batch = createMessageBatch<JobMessage>("adclean-jobs", [
+    { id, timestamp: new Date(), attempts: 1, body },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue(batch, { ...testEnv, GPU_WORKER_URL });
   return getQueueResult(batch, ctx);
@@ -75,7 +77,10 @@ describe("the local jobs queue consumer", () => {
         throw new Error("queue unavailable");
       },
     } as unknown as Queue;
-    const result = await deliver({ job_id: job.id, workspace_id }, "m1", { ...env, JOBS_QUEUE: failingQueue });
+    const result = await deliver({ job_id: job.id, workspace_id }, "m1", {
+      ...env,
+      JOBS_QUEUE: failingQueue,
+    });
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toMatchObject([{ msgId: "m1" }]);
   });
@@ -129,7 +134,12 @@ describe("the result cannot be stored (R2 write failure)", () => {
     });
     await expectError(claimedSuccess, 400, "invalid_parameter");
     expect((await getJob(api_key, job.id)).status).not.toBe("succeeded");
-    const failure = { worker_id: "w1", outcome: "failed", code: "processing_failed", message: "upload failed" };
+    const failure = {
+      worker_id: "w1",
+      outcome: "failed",
+      code: "processing_failed",
+      message: "upload failed",
+    };
     expect((await internal(`/jobs/${job.id}/complete`, failure)).status).toBe(200);
     expect((await internal(`/jobs/${job.id}/complete`, failure)).status).toBe(409);
     expect(await getJob(api_key, job.id)).toMatchObject({
@@ -157,9 +167,9 @@ describe("the result cannot be stored (R2 write failure)", () => {
     const target = await (
       await internal(`/jobs/${job.id}/result-target`, { worker_id: "w2", size_bytes: bytes.length })
     ).json<{ url: string; headers: Record<string, string> }>();
-    expect((await SELF.fetch(target.url, { method: "PUT", headers: target.headers, body: bytes })).status).toBe(
-      200,
-    );
+    expect(
+      (await SELF.fetch(target.url, { method: "PUT", headers: target.headers, body: bytes })).status,
+    ).toBe(200);
     const done = await internal(`/jobs/${job.id}/complete`, {
       worker_id: "w2",
       outcome: "succeeded",
