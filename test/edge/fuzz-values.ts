@@ -33,6 +33,7 @@ const STRINGS = [
   "𝔞𝔡𝔠𝔩𝔢𝔞𝔫",
   "<script>alert(1)</script>",
   "' OR 1=1 --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection payload, meant literally
   "${jndi:ldap://127.0.0.1/x}",
   "__proto__",
   "constructor",

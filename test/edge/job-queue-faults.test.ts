@@ -4,7 +4,6 @@ import worker from "../../edge/index";
 import type { JobMessage } from "../../edge/services/dispatch";
 import { JobIntake } from "../../gpu-worker/intake";
 import {
-  api,
   balance,
   createJob,
   createWorkspace,
