@@ -64,7 +64,13 @@ async function purgeResults(env: Env, nowMs: number): Promise<number> {
     .from(jobs)
     .innerJoin(workspaces, eq(jobs.workspaceId, workspaces.id))
     .leftJoin(plans, eq(workspaces.planId, plans.id))
-    .where(and(eq(jobs.status, "succeeded"), isNotNull(jobs.resultKey), olderThanRetention(jobs.finishedAt, nowMs)))
+    .where(
+      and(
+        eq(jobs.status, "succeeded"),
+        isNotNull(jobs.resultKey),
+        olderThanRetention(jobs.finishedAt, nowMs),
+      ),
+    )
     .limit(BATCH);
   if (due.length === 0) return 0;
   // Objects first: should the update fail, the next run deletes nothing new and marks them then.

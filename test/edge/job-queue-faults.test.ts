@@ -4,6 +4,7 @@ import worker from "../../edge/index";
 import type { JobMessage } from "../../edge/services/dispatch";
 import { JobIntake } from "../../gpu-worker/intake";
 import {
+  admin,
   balance,
   createJob,
   createWorkspace,
@@ -65,6 +66,11 @@ describe("the local jobs queue consumer", () => {
       options: { contentType: "json", delaySeconds: 5 },
     });
     expect(await getJob(api_key, job.id)).toMatchObject({ status: "queued", credits_refunded: false });
+    // Its message is alive: the reaper's redispatch of lost messages (15 min untouched) adds no copy.
+    const row = await env.DB.prepare("SELECT updated_at FROM jobs WHERE id = ?")
+      .bind(job.id)
+      .first<{ updated_at: number }>();
+    expect(row?.updated_at).toBeGreaterThan(Date.parse(job.created_at));
   });
 
   it("when the fresh message cannot be sent, the old one is retried instead of lost", async () => {
@@ -115,6 +121,24 @@ describe("the local jobs queue consumer", () => {
     expect(runs).toEqual([job.id]);
     expect(charged).toBeGreaterThan(0);
     expect((await balance(api_key)).total).toBe(1000 - charged);
+  });
+});
+
+describe("a restart that lost the local queue", () => {
+  it("npm start's redispatch sends every queued job again at once, each once, and no running job", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const queued = [
+      await createJob(api_key, { video_url: fixtureUrl("clip.mp4") }),
+      await createJob(api_key, { video_url: fixtureUrl("clip.mp4") }),
+    ];
+    const running = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    expect((await internal(`/jobs/${running.id}/claim`, { worker_id: "w1" })).status).toBe(200);
+    const send = vi.spyOn(env.JOBS_QUEUE, "send");
+    const first = await (await admin("/jobs/redispatch", "POST")).json<{ redispatched: number }>();
+    const sentIds = send.mock.calls.map(([body]) => (body as JobMessage).job_id);
+    for (const job of queued) expect(sentIds.filter((id) => id === job.id)).toHaveLength(1);
+    expect(sentIds).not.toContain(running.id);
+    expect(first.redispatched).toBe(sentIds.length);
   });
 });
 
