@@ -136,7 +136,8 @@ export async function send(ctx: TrafficContext, tenant: Tenant, call: Call): Pro
       error?: { code?: string };
     };
     sample.status = response.status;
-    sample.code = body.error?.code ?? null;
+    // A job's own `error` (a canceled job's) is no error answer: only 4xx and 5xx carry the envelope.
+    sample.code = response.status >= 400 ? (body.error?.code ?? null) : null;
     sample.window = response.headers.get("X-RateLimit-Reset");
     sample.replayed = response.headers.get("Idempotent-Replayed") === "true";
     if (call.endpoint === "POST /v1/jobs" && response.status === 201 && body.id) {
