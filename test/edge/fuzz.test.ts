@@ -22,7 +22,7 @@ interface Endpoint {
   idempotent?: boolean;
 }
 
-/** Every /v1 endpoint of the spec and of the webhook management API. */
+/** Every /v1 endpoint of the spec and of the webhook management API, and the local storage addresses. */
 const ENDPOINTS: readonly Endpoint[] = [
   { method: "GET", path: "/v1/account" },
   { method: "GET", path: "/v1/estimate", query: ["duration_seconds"] },
@@ -47,6 +47,14 @@ const ENDPOINTS: readonly Endpoint[] = [
   { method: "GET", path: "/v1/events", query: ["limit", "starting_after", "type"] },
   { method: "GET", path: "/v1/events/{id}/deliveries" },
   { method: "POST", path: "/v1/events/{id}/redeliver", body: [] },
+  // The Worker's own presigned addresses (local mode): reachable without a key, so just as exposed.
+  {
+    method: "PUT",
+    path: "/storage/upload/{id}",
+    query: ["content_type", "size", "expires", "signature"],
+    body: ["filename"],
+  },
+  { method: "GET", path: "/storage/download/{id}", query: ["expires", "filename", "signature"] },
 ];
 
 /** Requests per key before a fresh workspace is used, below the tightest limit (30 job creations a minute). */

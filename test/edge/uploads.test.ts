@@ -179,6 +179,21 @@ describe("PUT to the upload URL (local mode)", () => {
     expect(put.status).toBe(200);
   });
 
+  it("a storage address with broken percent-encoding is refused as unsigned, not a server error", async () => {
+    for (const address of [
+      "/storage/upload/%FF%FE?size=4",
+      "/storage/upload/%",
+      "/storage/download/%E0%A4%A",
+    ]) {
+      const method = address.includes("upload") ? "PUT" : "GET";
+      const response = await SELF.fetch(`http://edge.test${address}`, {
+        method,
+        ...(method === "PUT" ? { body: "abcd", headers: { "Content-Type": "video/mp4" } } : {}),
+      });
+      await expectError(response, 403, "signature_invalid");
+    }
+  });
+
   it("refuses a PUT after the one-hour window", async () => {
     const storage = localSignedStorage(env, "http://edge.test");
     const target = await storage.uploadTarget({
