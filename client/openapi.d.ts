@@ -2018,6 +2018,7 @@ export interface components {
             };
             credits: number;
             credits_refunded: boolean;
+            /** @description Set once succeeded. Null again after the plan's retention_days (counted from finished_at): the file is deleted, the job stays succeeded and `error.code` is `result_expired` */
             result: {
                 /**
                  * Format: uri
@@ -2028,6 +2029,7 @@ export interface components {
                 expires_at: string;
                 size_bytes: number | null;
             } | null;
+            /** @description Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period) */
             error: {
                 code: string;
                 message: string;

@@ -5,6 +5,7 @@ import { JOBS_QUEUE_PREFIX, type JobMessage } from "./services/dispatch";
 import { pushJobsToWorker } from "./services/job-push";
 import { reapJobs } from "./services/reaper";
 import { renewDuePlans } from "./services/renewals";
+import { purgeExpiredMedia } from "./services/retention";
 import { mediaStorage } from "./storage/media-storage";
 import { deliverWebhooks, WEBHOOKS_QUEUE_PREFIX } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/delivery";
@@ -18,7 +19,11 @@ export default {
   async scheduled(_controller, env, ctx) {
     const now = Date.now();
     ctx.waitUntil(
-      Promise.all([renewDuePlans(env, now), reapJobs(env, mediaStorage(env, env.PUBLIC_BASE_URL), now)]),
+      Promise.all([
+        renewDuePlans(env, now),
+        reapJobs(env, mediaStorage(env, env.PUBLIC_BASE_URL), now),
+        purgeExpiredMedia(env, now),
+      ]),
     );
   },
   async queue(batch, env) {

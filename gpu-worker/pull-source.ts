@@ -1,7 +1,13 @@
 import type { PullSettings } from "./config";
 import type { JobIntake } from "./intake";
 import type { JobSource } from "./job-source";
-import { jobIdOf, type MessageRetry, type PulledMessage, QueuesPullApi } from "./queues-pull-api";
+import {
+  type JobMessageBody,
+  jobMessageOf,
+  type MessageRetry,
+  type PulledMessage,
+  QueuesPullApi,
+} from "./queues-pull-api";
 
 /** As the push transport: a job this worker cannot take now comes back to some worker 5 s later. */
 const BUSY_RETRY_SECONDS = 5;
@@ -17,8 +23,8 @@ const MAX_BATCH = 100;
  * slots and offers each to the intake. A claimed job's message is acked when its run ends (until
  * then the lease keeps it from other workers; if this worker dies it comes back after the
  * visibility timeout and the claim sorts it out). A job that needs no work (finished, canceled,
- * leased elsewhere) is acked at once; one that cannot start now (no slot, workspace busy, edge
- * unreachable) is retried with a delay.
+ * leased elsewhere) is acked at once; one that cannot start now (no slot, workspace busy) is
+ * published again with a delay and acked; one whose claim could not reach the edge is retried.
  */
 export class PullJobSource implements JobSource {
   private stopped = false;
@@ -82,8 +88,9 @@ export class PullJobSource implements JobSource {
     const acks: string[] = [];
     const retries: MessageRetry[] = [];
     for (const message of messages) {
-      const jobId = jobIdOf(message.body);
-      if (!jobId) {
+      const body = jobMessageOf(message.body);
+      const jobId = body?.job_id;
+      if (!body || !jobId) {
         // No retry will make it readable.
         this.log({ event: "message_unreadable", message_id: message.id });
         acks.push(message.lease_id);
@@ -100,6 +107,8 @@ export class PullJobSource implements JobSource {
             });
         } else if (answer.status === 200) {
           acks.push(message.lease_id);
+        } else if (await this.publishAgainLater(body)) {
+          acks.push(message.lease_id);
         } else {
           retries.push({ lease_id: message.lease_id, delay_seconds: BUSY_RETRY_SECONDS });
         }
@@ -110,6 +119,21 @@ export class PullJobSource implements JobSource {
       }
     }
     if (acks.length > 0 || retries.length > 0) await this.settle(acks, retries);
+  }
+
+  /**
+   * A busy answer (no free slot, workspace at its limit) is waiting, not a failure: a fresh message
+   * replaces the pulled one, so waiting never uses up the queue's retries and a long backlog never
+   * reaches the dead-letter queue. False when it could not be sent: the caller retries instead.
+   */
+  private async publishAgainLater(body: JobMessageBody): Promise<boolean> {
+    try {
+      await this.api.publish(body, BUSY_RETRY_SECONDS);
+      return true;
+    } catch (error) {
+      this.log({ event: "publish_failed", job_id: body.job_id, error: String(error) });
+      return false;
+    }
   }
 
   /** A lost ack is harmless: the message comes back after its visibility timeout and is acked then. */

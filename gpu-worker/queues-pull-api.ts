@@ -25,15 +25,17 @@ interface Envelope<T> {
 
 /**
  * Cloudflare Queues' HTTP pull consumer API (developers.cloudflare.com/queues/configuration/pull-consumers):
- * POST …/accounts/{account}/queues/{queue}/messages/pull and …/messages/ack, with a Bearer API token.
- * The token goes in the header only: errors name the status and Cloudflare's messages, never it.
+ * POST …/accounts/{account}/queues/{queue}/messages/pull and …/messages/ack, and HTTP publishing
+ * (POST …/messages), with a Bearer API token (Queues edit permission). The token goes in the
+ * header only: errors name the status and Cloudflare's messages, never it.
  */
 export class QueuesPullApi {
   constructor(private readonly settings: PullSettings) {}
 
-  private async post<T>(action: "pull" | "ack", body: unknown): Promise<T> {
+  private async post<T>(action: "pull" | "ack" | "publish", body: unknown): Promise<T> {
     const { apiBaseUrl, accountId, queueId, apiToken } = this.settings;
-    const url = `${apiBaseUrl}/accounts/${encodeURIComponent(accountId)}/queues/${encodeURIComponent(queueId)}/messages/${action}`;
+    const messages = `${apiBaseUrl}/accounts/${encodeURIComponent(accountId)}/queues/${encodeURIComponent(queueId)}/messages`;
+    const url = action === "publish" ? messages : `${messages}/${action}`;
     const response = await fetch(url, {
       method: "POST",
       headers: { Authorization: `Bearer ${apiToken}`, "Content-Type": "application/json" },
@@ -61,13 +63,23 @@ export class QueuesPullApi {
   async settle(acks: string[], retries: MessageRetry[] = []): Promise<void> {
     await this.post("ack", { acks: acks.map((lease_id) => ({ lease_id })), retries });
   }
+
+  /** Sends a new JSON message, delivered after delaySeconds (as the edge's JOBS_QUEUE.send does). */
+  async publish(body: unknown, delaySeconds: number): Promise<void> {
+    await this.post("publish", { body, content_type: "json", delay_seconds: delaySeconds });
+  }
+}
+
+export interface JobMessageBody {
+  job_id: string;
+  [field: string]: unknown;
 }
 
 /**
- * The job id of a pulled message. The edge sends `{job_id, workspace_id}` with contentType "json",
- * which the pull API hands out as JSON text; base64 (how it hands out bytes) is read too.
+ * The job message in a pulled message. The edge sends `{job_id, workspace_id}` with contentType
+ * "json", which the pull API hands out as JSON text; base64 (how it hands out bytes) is read too.
  */
-export function jobIdOf(body: unknown): string | null {
+export function jobMessageOf(body: unknown): JobMessageBody | null {
   const parse = (text: string): unknown => {
     try {
       return JSON.parse(text);
@@ -79,7 +91,7 @@ export function jobIdOf(body: unknown): string | null {
     typeof body === "string" ? [parse(body), parse(Buffer.from(body, "base64").toString("utf8"))] : [body];
   for (const candidate of candidates) {
     const jobId = (candidate as { job_id?: unknown } | null | undefined)?.job_id;
-    if (typeof jobId === "string" && jobId.length > 0) return jobId;
+    if (typeof jobId === "string" && jobId.length > 0) return candidate as JobMessageBody;
   }
   return null;
 }

@@ -107,6 +107,18 @@ function startLocalCron(baseUrl: string): void {
   timer.unref();
 }
 
+/**
+ * Local queues live in wrangler dev's memory, so a restart loses the messages of queued jobs: they
+ * are sent again now (the reaper would only after 15 minutes). Cloudflare's queues keep them.
+ */
+async function redispatchQueuedJobs(baseUrl: string, adminToken: string): Promise<void> {
+  const response = await fetch(`${baseUrl}/admin/jobs/redispatch`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${adminToken}` },
+  });
+  if (!response.ok) throw new Error(`redispatch of queued jobs failed: HTTP ${response.status}`);
+}
+
 async function main(): Promise<void> {
   await Promise.all([assertPortFree(port), assertPortFree(workerPort)]);
   const devVars = ensureDevVars();
@@ -147,6 +159,7 @@ async function main(): Promise<void> {
     waitForHealth(`http://127.0.0.1:${workerPort}/health`, 60_000),
   ]);
   startLocalCron(baseUrl);
+  await redispatchQueuedJobs(baseUrl, devVars.ADMIN_TOKEN ?? "");
   console.log(`ready ${baseUrl}`);
 }
 

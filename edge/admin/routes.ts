@@ -15,6 +15,7 @@ import {
   requireWorkspace,
   revokeKey,
 } from "../services/provisioning";
+import { redispatchQueued } from "../services/reaper";
 import { renewDuePlans } from "../services/renewals";
 import { setEndpoint } from "../webhooks/endpoint";
 import { workspaceObject } from "../workspace/stub";
@@ -115,4 +116,17 @@ export const adminRoutes = new Hono<AppBindings>()
       201,
     );
   })
-  .post("/renewals/run", async (c) => c.json(await renewDuePlans(c.env, Date.now())));
+  .post("/renewals/run", async (c) => c.json(await renewDuePlans(c.env, Date.now())))
+  // Local queues live in wrangler dev's memory: `npm start` calls this once ready, so the queued
+  // jobs of a stopped stack are sent again at once, not after the reaper's 15 minutes.
+  .post("/jobs/redispatch", async (c) => {
+    const now = Date.now();
+    let redispatched = 0;
+    // Each batch marks its jobs touched at `now`, so the next one finds only the rest.
+    for (;;) {
+      const sent = await redispatchQueued(c.env, now, 0);
+      if (sent === 0) break;
+      redispatched += sent;
+    }
+    return c.json({ redispatched });
+  });

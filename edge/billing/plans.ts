@@ -26,8 +26,10 @@ export const SUBSCRIPTION_STATUSES = ["none", "trialing", "active", "past_due", 
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Statuses whose plan limits apply; any other status falls back to NO_PLAN_LIMITS. */
+export const PLAN_IN_FORCE_STATUSES: readonly SubscriptionStatus[] = ["active", "trialing", "past_due"];
+
 export function planIsInForce(status: SubscriptionStatus): boolean {
-  return status === "active" || status === "trialing" || status === "past_due";
+  return PLAN_IN_FORCE_STATUSES.includes(status);
 }
 
 /** Statuses whose plan credits are granted again at current_period_end. */

@@ -76,8 +76,13 @@ export const uploads = sqliteTable(
     receivedAt: integer("received_at"),
     /** The job this upload backs; set once (409 upload_already_used after that). */
     jobId: text("job_id"),
+    /** When the retention sweep deleted the file (migration 0005). */
+    purgedAt: integer("purged_at"),
   },
-  (table) => [index("uploads_workspace").on(table.workspaceId, table.createdAt)],
+  (table) => [
+    index("uploads_workspace").on(table.workspaceId, table.createdAt),
+    index("uploads_retention").on(table.purgedAt, table.receivedAt),
+  ],
 );
 
 export const jobs = sqliteTable(
@@ -120,6 +125,7 @@ export const jobs = sqliteTable(
     index("jobs_workspace_created").on(table.workspaceId, table.createdAt, table.id),
     index("jobs_workspace_status").on(table.workspaceId, table.status, table.createdAt),
     index("jobs_lease").on(table.status, table.leaseExpiresAt),
+    index("jobs_retention").on(table.status, table.finishedAt),
   ],
 );
 

@@ -8,6 +8,7 @@ import {
   ProbeError,
   unreadable,
 } from "./probe-error";
+import { requireConsistentSampleTables } from "./sample-tables";
 
 export type Rotation = 0 | 90 | 180 | 270;
 
@@ -42,6 +43,7 @@ export function readMoov(moov: Box): MoovInfo {
   const tracks = moov.children.filter((child) => child.type === "trak");
   const videoTrak = tracks.find((trak) => handlerType(trak) === "vide");
   if (!videoTrak) throw new ProbeError("unsupported_format", NO_VIDEO_TRACK);
+  for (const trak of tracks) requireConsistentSampleTables(trak);
   const video = readVideoTrack(videoTrak);
   return {
     durationSeconds: movieDuration(moov, tracks),

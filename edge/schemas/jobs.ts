@@ -42,8 +42,15 @@ export const JobSchema = z
         expires_at: timestamp,
         size_bytes: z.number().int().nullable(),
       })
-      .nullable(),
-    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+      .nullable()
+      .openapi({
+        description:
+          "Set once succeeded. Null again after the plan's retention_days (counted from finished_at): the file is deleted, the job stays succeeded and `error.code` is `result_expired`",
+      }),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().openapi({
+      description:
+        "Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period)",
+    }),
     metadata: z.record(z.string(), z.string()),
     created_at: timestamp,
     started_at: timestamp.nullable(),

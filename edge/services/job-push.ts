@@ -1,3 +1,6 @@
+import { and, eq } from "drizzle-orm";
+import { database } from "../db/client";
+import { jobs } from "../db/schema";
 import type { Env } from "../env";
 import type { JobMessage } from "./dispatch";
 
@@ -20,9 +23,31 @@ export async function pushJobsToWorker(env: Env, batch: MessageBatch<JobMessage>
       });
       await response.body?.cancel();
       if (response.status === 200 || response.status === 202) message.ack();
+      else if (response.status === 503) await offerAgainLater(env, message);
       else message.retry({ delaySeconds: BUSY_RETRY_SECONDS });
     } catch {
       message.retry({ delaySeconds: BUSY_RETRY_SECONDS * 2 });
     }
   }
+}
+
+/**
+ * A busy answer (no free slot, or the workspace at its concurrent_jobs limit) is waiting, not a
+ * failure: a fresh message replaces this one, so waiting never uses up the queue's retries and a
+ * long backlog never reaches the dead-letter queue. Only when that send fails does the message
+ * fall back to a counted retry. The job is marked touched: its message is alive, so the reaper's
+ * redispatch of lost messages leaves it alone instead of adding a second copy.
+ */
+async function offerAgainLater(env: Env, message: Message<JobMessage>): Promise<void> {
+  try {
+    await env.JOBS_QUEUE.send(message.body, { contentType: "json", delaySeconds: BUSY_RETRY_SECONDS });
+    message.ack();
+  } catch {
+    message.retry({ delaySeconds: BUSY_RETRY_SECONDS });
+    return;
+  }
+  await database(env.DB)
+    .update(jobs)
+    .set({ updatedAt: Date.now() })
+    .where(and(eq(jobs.id, message.body.job_id), eq(jobs.status, "queued")));
 }

@@ -57,6 +57,12 @@ async function resolveUpload(env: Env, workspaceId: string, uploadId: string): P
     throw new ApiError("upload_not_found", `No upload ${uploadId} in this workspace.`, "upload_id");
   if (upload.jobId)
     throw new ApiError("upload_already_used", "This upload already backs a job.", "upload_id");
+  if (upload.purgedAt)
+    throw new ApiError(
+      "upload_incomplete",
+      "This upload's file was deleted at the end of the plan's retention period. Create a new upload.",
+      "upload_id",
+    );
   const object = upload.receivedAt ? await env.BUCKET.head(upload.objectKey) : null;
   if (!object) {
     const expired = Date.now() > upload.expiresAt;

@@ -29,6 +29,24 @@ export interface ReaperReport {
  * - a queued job whose dispatch was lost is sent again;
  * - a job that ended while its refund or event was interrupted gets them now.
  */
+/**
+ * Sends again (one batch of) the queued jobs untouched for `untouchedForMs`: their message was lost.
+ * Marks each as touched, so a second call right after sends nothing twice.
+ */
+export async function redispatchQueued(env: Env, nowMs: number, untouchedForMs: number): Promise<number> {
+  const db = database(env.DB);
+  const stale = await db
+    .select({ id: jobs.id, workspaceId: jobs.workspaceId })
+    .from(jobs)
+    .where(and(eq(jobs.status, "queued"), lt(jobs.updatedAt, nowMs - untouchedForMs)))
+    .limit(BATCH);
+  for (const job of stale) {
+    await db.update(jobs).set({ updatedAt: nowMs }).where(eq(jobs.id, job.id));
+    await dispatchJob(env, { job_id: job.id, workspace_id: job.workspaceId });
+  }
+  return stale.length;
+}
+
 export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): Promise<ReaperReport> {
   const db = database(env.DB);
   const report: ReaperReport = { retried: 0, failed: 0, redispatched: 0, reconciled: 0 };
@@ -67,16 +85,7 @@ export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): 
     }
   }
 
-  const stale = await db
-    .select({ id: jobs.id, workspaceId: jobs.workspaceId })
-    .from(jobs)
-    .where(and(eq(jobs.status, "queued"), lt(jobs.updatedAt, nowMs - REDISPATCH_AFTER_MS)))
-    .limit(BATCH);
-  for (const job of stale) {
-    await db.update(jobs).set({ updatedAt: nowMs }).where(eq(jobs.id, job.id));
-    await dispatchJob(env, { job_id: job.id, workspace_id: job.workspaceId });
-    report.redispatched++;
-  }
+  report.redispatched = await redispatchQueued(env, nowMs, REDISPATCH_AFTER_MS);
 
   const unrefunded = await db
     .select()

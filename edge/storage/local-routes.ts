@@ -31,9 +31,16 @@ export function parseRange(
   return { offset, length: end - offset + 1 };
 }
 
-/** The object key of a local storage address (encoded as one path segment). */
+/**
+ * The object key of a local storage address (encoded as one path segment). Broken percent-encoding
+ * cannot be an address this Worker signed: refused as such, not a 500.
+ */
 function keyFrom(url: string, prefix: string): string {
-  return decodeURIComponent(new URL(url).pathname.slice(prefix.length));
+  try {
+    return decodeURIComponent(new URL(url).pathname.slice(prefix.length));
+  } catch {
+    throw new ApiError("signature_invalid", "This storage address was not signed by the service.");
+  }
 }
 
 /** A PUT must announce exactly the signed length (a chunked body has no Content-Length and fails too). */

@@ -169,3 +169,33 @@ export async function runCron(): Promise<void> {
   );
   await waitOnExecutionContext(ctx);
 }
+
+/** A POST to the internal GPU-worker API, as a worker sends it. */
+export function internal(path: string, body: unknown, secret = "test-worker-secret"): Promise<Response> {
+  return SELF.fetch(`${BASE}/internal${path}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+export const claim = (jobId: string, worker = "w1") =>
+  internal(`/jobs/${jobId}/claim`, { worker_id: worker });
+
+/** Stores a result the way a worker does (presigned PUT), then completes the job; answers the completion. */
+export async function succeed(jobId: string, bytes: Uint8Array, worker = "w1"): Promise<Response> {
+  const target = await (
+    await internal(`/jobs/${jobId}/result-target`, { worker_id: worker, size_bytes: bytes.length })
+  ).json<{ url: string; headers: Record<string, string> }>();
+  const put = await SELF.fetch(target.url, { method: "PUT", headers: target.headers, body: bytes });
+  if (put.status !== 200) throw new Error(`result PUT: ${put.status} ${await put.text()}`);
+  return internal(`/jobs/${jobId}/complete`, {
+    worker_id: worker,
+    outcome: "succeeded",
+    result_size_bytes: bytes.length,
+  });
+}
+
+export async function getJob(key: string, id: string): Promise<JobAnswer> {
+  return (await api(`/v1/jobs/${id}`, { key })).json<JobAnswer>();
+}

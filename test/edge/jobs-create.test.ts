@@ -168,6 +168,16 @@ describe("POST /v1/jobs from a video_url", () => {
       "url_not_allowed",
     ],
     ["a private address", "http://10.0.0.1/a.mp4", 422, "url_not_allowed"],
+    ["the metadata address in decimal", "http://2852039166/a.mp4", 422, "url_not_allowed"],
+    ["the metadata address in hex", "http://0xA9FEA9FE/a.mp4", 422, "url_not_allowed"],
+    ["the metadata address IPv4-mapped", "http://[::ffff:169.254.169.254]/a.mp4", 422, "url_not_allowed"],
+    ["a CGNAT address", "http://100.64.0.1/a.mp4", 422, "url_not_allowed"],
+    [
+      "a redirect to the metadata address in octal",
+      `${fixtureUrl("x", "redirect-to").replace("/x", "")}?url=http://0251.0376.0251.0376/`,
+      422,
+      "url_not_allowed",
+    ],
     ["ftp", "ftp://127.0.0.1/a.mp4", 422, "url_not_allowed"],
     ["credentials in the URL", "http://user:pw@127.0.0.1/a.mp4", 422, "url_not_allowed"],
   ])("refuses %s", async (_name, videoUrl, status, code) => {

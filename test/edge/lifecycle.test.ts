@@ -6,48 +6,22 @@ import { MAX_ATTEMPTS } from "../../edge/services/leases";
 import {
   api,
   balance,
+  claim,
   createJob,
   createWorkspace,
   expectError,
   fixtureBytes,
   fixtureUrl,
+  getJob,
+  internal,
   type JobAnswer,
   runCron,
+  succeed,
   uploadFixture,
 } from "./helpers";
 
-function internal(path: string, body: unknown, secret = "test-worker-secret") {
-  return SELF.fetch(`http://edge.test/internal${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-const claim = (jobId: string, worker = "w1") => internal(`/jobs/${jobId}/claim`, { worker_id: worker });
 const progress = (jobId: string, stage: string, value: number, worker = "w1") =>
   internal(`/jobs/${jobId}/progress`, { worker_id: worker, stage, progress: value });
-
-async function getJob(key: string, id: string): Promise<JobAnswer> {
-  return (await api(`/v1/jobs/${id}`, { key })).json<JobAnswer>();
-}
-
-/** Stores a result the way a worker does: presigned PUT, then complete. */
-async function succeed(jobId: string, bytes: Uint8Array, worker = "w1"): Promise<Response> {
-  const target = await (
-    await internal(`/jobs/${jobId}/result-target`, { worker_id: worker, size_bytes: bytes.length })
-  ).json<{
-    url: string;
-    headers: Record<string, string>;
-  }>();
-  const put = await SELF.fetch(target.url, { method: "PUT", headers: target.headers, body: bytes });
-  expect(put.status).toBe(200);
-  return internal(`/jobs/${jobId}/complete`, {
-    worker_id: worker,
-    outcome: "succeeded",
-    result_size_bytes: bytes.length,
-  });
-}
 
 interface PartAnswer {
   part_number: number;

@@ -135,6 +135,65 @@ describe("PUT to the upload URL (local mode)", () => {
     );
   });
 
+  it("an upload URL works for its own upload only: not on another upload's key, nor another workspace's", async () => {
+    const first = await createWorkspace();
+    const second = await createWorkspace();
+    const mine = await uploadFixture(first.api_key, "clip.mp4", false);
+    const other = await uploadFixture(first.api_key, "clip.mp4", false);
+    const foreign = await uploadFixture(second.api_key, "clip.mp4", false);
+    const bytes = await fixtureBytes("clip.mp4");
+    const keyOf = (url: string) => new URL(url).pathname.split("/").pop() as string;
+    for (const target of [other, foreign]) {
+      // The signature of `mine`, on the path of another upload.
+      const reused = mine.upload_url.replace(keyOf(mine.upload_url), keyOf(target.upload_url));
+      await expectError(
+        await SELF.fetch(reused, { method: "PUT", headers: mine.headers, body: bytes }),
+        403,
+        "signature_invalid",
+      );
+    }
+    expect(await env.BUCKET.head(`uploads/${first.workspace_id}/${other.id}`)).toBeNull();
+    expect(await env.BUCKET.head(`uploads/${second.workspace_id}/${foreign.id}`)).toBeNull();
+  });
+
+  it("a body without Content-Length (chunked), or longer than declared, stores nothing", async () => {
+    const { api_key, workspace_id } = await createWorkspace();
+    const upload = await uploadFixture(api_key, "clip.mp4", false);
+    const bytes = await fixtureBytes("clip.mp4");
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.enqueue(new Uint8Array(1024));
+        controller.close();
+      },
+    });
+    const stretched = await SELF.fetch(upload.upload_url, {
+      method: "PUT",
+      headers: upload.headers,
+      body: chunked,
+    });
+    expect((await expectError(stretched, 400, "invalid_parameter")).error.param).toBe("Content-Length");
+    expect(await env.BUCKET.head(`uploads/${workspace_id}/${upload.id}`)).toBeNull();
+    // The honest PUT still works afterwards, once.
+    const put = await SELF.fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: bytes });
+    expect(put.status).toBe(200);
+  });
+
+  it("a storage address with broken percent-encoding is refused as unsigned, not a server error", async () => {
+    for (const address of [
+      "/storage/upload/%FF%FE?size=4",
+      "/storage/upload/%",
+      "/storage/download/%E0%A4%A",
+    ]) {
+      const method = address.includes("upload") ? "PUT" : "GET";
+      const response = await SELF.fetch(`http://edge.test${address}`, {
+        method,
+        ...(method === "PUT" ? { body: "abcd", headers: { "Content-Type": "video/mp4" } } : {}),
+      });
+      await expectError(response, 403, "signature_invalid");
+    }
+  });
+
   it("refuses a PUT after the one-hour window", async () => {
     const storage = localSignedStorage(env, "http://edge.test");
     const target = await storage.uploadTarget({

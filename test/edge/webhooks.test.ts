@@ -121,7 +121,14 @@ describe("webhook endpoint management", () => {
 
   it("refuses addresses the policy forbids, and plans without webhooks", async () => {
     const { api_key } = await createWorkspace({ plan: "growth" });
-    for (const url of ["http://169.254.169.254/hook", "http://10.1.2.3/hook", "ftp://127.0.0.1/hook"]) {
+    for (const url of [
+      "http://169.254.169.254/hook",
+      "http://10.1.2.3/hook",
+      "ftp://127.0.0.1/hook",
+      "http://2852039166/hook",
+      "http://[::ffff:a9fe:a9fe]/hook",
+      "http://100.64.0.1/hook",
+    ]) {
       const answer = await api("/v1/webhook_endpoint", {
         method: "PUT",
         key: api_key,

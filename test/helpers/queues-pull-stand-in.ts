@@ -9,6 +9,8 @@ import type { AddressInfo } from "node:net";
  *     -> {success, errors, messages, result: {messages: [{id, body, timestamp_ms, attempts, lease_id}]}}
  *   POST …/messages/ack  {acks: [{lease_id}], retries: [{lease_id, delay_seconds}]}
  *     -> {success, errors, messages, result: {ackCount, retryCount, warnings}}
+ *   POST …/messages  {body, content_type?: "json" | "text", delay_seconds?}   (HTTP publishing)
+ *     -> {success, errors, messages, result: {}}
  * A pulled message is invisible until its visibility timeout passes, then comes back with a new
  * lease; an ack with a lease that ran out is ignored with a warning. Bad token: 401; bad body: 400.
  */
@@ -22,7 +24,7 @@ export interface StoredMessage {
 }
 
 export interface Call {
-  action: "pull" | "ack";
+  action: "pull" | "ack" | "publish";
   authorization: string | undefined;
   body: Record<string, unknown>;
 }
@@ -30,6 +32,8 @@ export interface Call {
 export class QueuesPullStandIn {
   readonly messages: StoredMessage[] = [];
   readonly calls: Call[] = [];
+  /** Set to make publishing answer 500, as an outage would. */
+  failPublishing = false;
   private server: Server | undefined;
   baseUrl = "";
 
@@ -39,14 +43,14 @@ export class QueuesPullStandIn {
     private readonly token: string,
   ) {}
 
-  /** Sends a message as the edge's JOBS_QUEUE.send(body, {contentType: "json"}) would. */
-  send(body: unknown): StoredMessage {
+  /** Sends a message as the edge's JOBS_QUEUE.send(body, {contentType: "json", delaySeconds}) would. */
+  send(body: unknown, delaySeconds = 0): StoredMessage {
     const message: StoredMessage = {
       id: randomUUID().replaceAll("-", ""),
       body: JSON.stringify(body),
       timestamp_ms: Date.now(),
       attempts: 0,
-      visibleAt: 0,
+      visibleAt: delaySeconds > 0 ? Date.now() + delaySeconds * 1000 : 0,
       leaseId: null,
     };
     this.messages.push(message);
@@ -61,15 +65,24 @@ export class QueuesPullStandIn {
     return this.calls.filter((call) => call.action === "ack");
   }
 
+  publishes(): Call[] {
+    return this.calls.filter((call) => call.action === "publish");
+  }
+
   async start(): Promise<string> {
     this.server = createServer(async (request, response) => {
       const reply = (status: number, result: unknown, errors: { code: number; message: string }[] = []) => {
         response.writeHead(status, { "Content-Type": "application/json" });
         response.end(JSON.stringify({ success: status === 200, errors, messages: [], result }));
       };
-      const prefix = `/client/v4/accounts/${this.accountId}/queues/${this.queueId}/messages/`;
-      const action = request.url?.startsWith(prefix) ? request.url.slice(prefix.length) : "";
-      if (request.method !== "POST" || (action !== "pull" && action !== "ack")) {
+      const base = `/client/v4/accounts/${this.accountId}/queues/${this.queueId}/messages`;
+      const action =
+        request.url === base
+          ? "publish"
+          : request.url?.startsWith(`${base}/`)
+            ? request.url.slice(base.length + 1)
+            : "";
+      if (request.method !== "POST" || (action !== "pull" && action !== "ack" && action !== "publish")) {
         reply(404, null, [{ code: 7000, message: "No route for that URI" }]);
         return;
       }
@@ -84,7 +97,8 @@ export class QueuesPullStandIn {
         return;
       }
       if (action === "pull") this.pull(body, reply);
-      else this.ack(body, reply);
+      else if (action === "ack") this.ack(body, reply);
+      else this.publish(body, reply);
     });
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/client/v4`;
@@ -125,6 +139,23 @@ export class QueuesPullStandIn {
         lease_id: leaseId,
       })),
     });
+  }
+
+  private publish(
+    body: Record<string, unknown>,
+    reply: (status: number, result: unknown, errors?: { code: number; message: string }[]) => void,
+  ) {
+    if (this.failPublishing) {
+      reply(500, null, [{ code: 10500, message: "internal error" }]);
+      return;
+    }
+    const { body: messageBody, content_type: contentType = "json", delay_seconds: delay = 0 } = body;
+    if (messageBody === undefined || contentType !== "json" || !Number.isInteger(delay)) {
+      reply(400, null, [{ code: 10001, message: "invalid message" }]);
+      return;
+    }
+    this.send(messageBody, delay as number);
+    reply(200, {});
   }
 
   private ack(

@@ -15,12 +15,27 @@ export interface RunningStack {
   stop: () => Promise<number | null>;
 }
 
+export interface StackOptions {
+  /**
+   * A state folder the caller owns (made with `makeStateDir`), kept when the stack stops so another
+   * `npm start` can go on with the same D1, R2, Durable Objects and queues. By default each stack
+   * gets a fresh folder, removed when it stops.
+   */
+  stateDir?: string;
+}
+
+export const makeStateDir = () => mkdtempSync(path.join(tmpdir(), "adclean-state-"));
+
 /**
  * Starts `npm start` as a customer would, on its own ports and with its own state folder, and
  * resolves once it prints `ready <url>`.
  */
-export async function startStack(port: number, extraEnv: Record<string, string> = {}): Promise<RunningStack> {
-  const stateDir = mkdtempSync(path.join(tmpdir(), "adclean-state-"));
+export async function startStack(
+  port: number,
+  extraEnv: Record<string, string> = {},
+  options: StackOptions = {},
+): Promise<RunningStack> {
+  const stateDir = options.stateDir ?? makeStateDir();
   const workerPort = port + 1;
   const child: ChildProcess = spawn("npm", ["start", "--silent"], {
     cwd: PROJECT_ROOT,
@@ -71,7 +86,7 @@ export async function startStack(port: number, extraEnv: Record<string, string> 
         } catch {
           // None left: the expected case.
         }
-        rmSync(stateDir, { recursive: true, force: true });
+        if (!options.stateDir) rmSync(stateDir, { recursive: true, force: true });
         return code;
       })();
       return stopped;

@@ -5,7 +5,7 @@ import { loadConfig, type WorkerConfig } from "../../gpu-worker/config";
 import { type ClaimedJob, EdgeClient } from "../../gpu-worker/edge-client";
 import { JobIntake } from "../../gpu-worker/intake";
 import { PullJobSource } from "../../gpu-worker/pull-source";
-import { jobIdOf, QueuesPullApi } from "../../gpu-worker/queues-pull-api";
+import { jobMessageOf, QueuesPullApi } from "../../gpu-worker/queues-pull-api";
 import { QueuesPullStandIn } from "../helpers/queues-pull-stand-in";
 
 const TOKEN = "cf-api-token-5ecret-value";
@@ -151,8 +151,30 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
     expect(runs[1]?.job.id).toBe("job_second");
   });
 
-  it("retries with a delay when the job's workspace is at its limit", async () => {
+  it("a job whose workspace is at its limit waits in a fresh message: no retry is used", async () => {
     answers.set("job_waits", "workspace_busy");
+    const message = standIn.send({ job_id: "job_waits", workspace_id: "ws_1" });
+    await startSource();
+    await waitFor(() => standIn.acks().length === 1);
+    expect(standIn.publishes().map((call) => call.body)).toEqual([
+      { body: { job_id: "job_waits", workspace_id: "ws_1" }, content_type: "json", delay_seconds: 5 },
+    ]);
+    expect(standIn.acks()[0]?.body).toEqual({ acks: [{ lease_id: expect.any(String) }], retries: [] });
+    // The pulled message is gone; the new one, never attempted, is invisible for the delay; nothing ran.
+    expect(standIn.messages).toEqual([
+      expect.objectContaining({
+        body: JSON.stringify({ job_id: "job_waits", workspace_id: "ws_1" }),
+        attempts: 0,
+      }),
+    ]);
+    expect(standIn.messages[0]?.id).not.toBe(message.id);
+    expect((standIn.messages[0]?.visibleAt ?? 0) - Date.now()).toBeGreaterThan(4000);
+    expect(runs).toEqual([]);
+  });
+
+  it("when publishing fails, the busy job's message is retried with a delay instead", async () => {
+    answers.set("job_waits", "workspace_busy");
+    standIn.failPublishing = true;
     const message = standIn.send({ job_id: "job_waits", workspace_id: "ws_1" });
     await startSource();
     await waitFor(() => standIn.acks().length === 1);
@@ -160,12 +182,10 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
       acks: [],
       retries: [{ lease_id: expect.any(String), delay_seconds: 5 }],
     });
-    // Back in the queue, invisible for the delay, not run.
     expect(standIn.messages).toEqual([
       expect.objectContaining({ id: message.id, leaseId: null, attempts: 1 }),
     ]);
-    expect(message.visibleAt - Date.now()).toBeGreaterThan(4000);
-    expect(runs).toEqual([]);
+    expect(logs).toContainEqual(expect.objectContaining({ event: "publish_failed", job_id: "job_waits" }));
   });
 
   it("acks an unreadable message instead of retrying it for ever", async () => {
@@ -229,14 +249,14 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
   });
 });
 
-describe("jobIdOf", () => {
+describe("jobMessageOf", () => {
   it("reads the JSON text of a json message, and base64 too", () => {
     const json = JSON.stringify({ job_id: "job_1", workspace_id: "ws_1" });
-    expect(jobIdOf(json)).toBe("job_1");
-    expect(jobIdOf(Buffer.from(json).toString("base64"))).toBe("job_1");
-    expect(jobIdOf({ job_id: "job_2" })).toBe("job_2");
-    expect(jobIdOf("not json")).toBeNull();
-    expect(jobIdOf(JSON.stringify({ job_id: 7 }))).toBeNull();
+    expect(jobMessageOf(json)?.job_id).toBe("job_1");
+    expect(jobMessageOf(Buffer.from(json).toString("base64"))?.job_id).toBe("job_1");
+    expect(jobMessageOf({ job_id: "job_2" })?.job_id).toBe("job_2");
+    expect(jobMessageOf("not json")).toBeNull();
+    expect(jobMessageOf(JSON.stringify({ job_id: 7 }))).toBeNull();
   });
 });
 

@@ -188,6 +188,28 @@ describe("checkUrl", () => {
     await expectRefused(raw, production(), "private or reserved address");
   });
 
+  const nonPublicSpellings = [
+    "http://167772161/", // 10.0.0.1 in decimal
+    "http://0xa.0.0.1/",
+    "http://012.1/", // 10.0.0.1, octal short form
+    "http://192.168.1/",
+    "http://0/",
+    "http://100.64.0.1/", // CGNAT
+    "http://0144.0100.0.1/", // CGNAT in octal
+    "http://1681915905/", // 100.64.0.1 in decimal
+    "http://[::ffff:100.64.0.1]/",
+    "http://[::ffff:c0a8:101]/",
+    "http://[64:ff9b::a00:1]/", // NAT64 of 10.0.0.1
+    "http://[64:ff9b::7f00:1]/", // NAT64 of loopback
+    "http://[fc00::1]/",
+  ];
+
+  it.each(nonPublicSpellings)("refuses %s in production without resolving anything", async (raw) => {
+    const resolver = fakeResolver({});
+    await expectRefused(raw, { local: false, resolve: resolver.resolve });
+    expect(resolver.asked).toEqual([]);
+  });
+
   it.each([
     "ftp://127.0.0.1/",
     "file:///etc/passwd",
@@ -538,6 +560,22 @@ describe("safeFetch in production (fake fetch and resolver: decisions only)", ()
       "https://cdn.example.net/ad.mp4",
     ]);
     expect(canned.fake.mock.calls[0]?.[1]).toMatchObject({ redirect: "manual" });
+  });
+
+  it.each([
+    "http://0xA9FEA9FE/latest/meta-data",
+    "http://0251.0376.0251.0376/",
+    "http://[::ffff:169.254.169.254]/",
+    "http://[64:ff9b::7f00:1]/",
+    "http://100.64.0.1/",
+    "http://2130706433/",
+  ])("refuses a redirect to %s, having fetched only the first URL", async (location) => {
+    const canned = cannedFetch({
+      "https://public.example.com/ad.mp4": () => new Response(null, { status: 302, headers: { location } }),
+    });
+    const refused = safeFetch("https://public.example.com/ad.mp4", {}, { ...policy, fetch: canned.fetch });
+    await expect(refused).rejects.toBeInstanceOf(UrlNotAllowedError);
+    expect(canned.fake).toHaveBeenCalledTimes(1);
   });
 
   it("refuses the first URL without fetching anything", async () => {

@@ -1,0 +1,250 @@
+// Faults on the real stack (`npm start`): the edge restarted mid-traffic on the same state, a
+// webhook receiver down for a while and then back, and what the stack's logs must never hold.
+// Every job ends succeeded, or failed with its credits returned; nothing is lost or charged twice.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "../../edge/webhooks/signature";
+import { type FileServer, startFileServer } from "../fixtures/file-server";
+import { makeCaptionedClip } from "../fixtures/media";
+import {
+  type CliWorkspace,
+  cliWorkspace,
+  makeStateDir,
+  npmRun,
+  PROJECT_ROOT,
+  type RunningStack,
+  startStack,
+} from "../helpers/stack";
+
+const PORT = 18857;
+const RECEIVER_PORT = 18859;
+/** Short leases and a fast local cron, so a job cut off by the restart comes back within seconds. */
+const STACK_ENV = { LEASE_SECONDS: "6", GPU_WORKER_HEARTBEAT_MS: "1500", LOCAL_CRON_INTERVAL_MS: "2000" };
+
+const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-faults-"));
+const stateDir = makeStateDir();
+let stack: RunningStack;
+/** Everything every `npm start` of this file printed, across the restart. */
+const outputs: (() => string)[] = [];
+let files: FileServer;
+let workspace: CliWorkspace;
+
+interface Job {
+  id: string;
+  status: string;
+  credits: number;
+  credits_refunded: boolean;
+}
+
+async function call(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${stack.baseUrl}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${workspace.api_key}`, "Content-Type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Polls `probe` until it gives a value; `describeState` says what was last seen when it gives up. */
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 180_000,
+  describeState: () => Promise<unknown> = async () => null,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(
+    `gave up waiting: ${what}; last seen ${JSON.stringify(await describeState().catch(String))}`,
+  );
+}
+
+const credits = async () => ((await call("GET", "/v1/account")).body.credits as { total: number }).total;
+const finished = (job: Job) => ["succeeded", "failed", "canceled"].includes(job.status);
+
+async function start(): Promise<void> {
+  stack = await startStack(PORT, STACK_ENV, { stateDir });
+  outputs.push(stack.output);
+}
+
+beforeAll(async () => {
+  makeCaptionedClip(path.join(dir, "ad.mp4"), 1);
+  files = await startFileServer(dir);
+  await start();
+  workspace = await cliWorkspace(stack, "scale", 5000);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await files?.close();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe("faults on the real stack", () => {
+  it("a webhook receiver down for a while: the delivery is retried and acknowledged once it is back", async () => {
+    const url = `http://127.0.0.1:${RECEIVER_PORT}/hooks`;
+    const set = await call("PUT", "/v1/webhook_endpoint", { url });
+    expect(set.status).toBe(200);
+    const secret = set.body.signing_secret as string;
+    // Nothing listens on the receiver's port yet: the first attempt meets a refused connection.
+    const job = (await call("POST", "/v1/jobs", { video_url: `${files.url}/files/ad.mp4` }))
+      .body as unknown as Job;
+    await call("POST", `/v1/jobs/${job.id}/cancel`);
+    const eventId = await until("the job.canceled event", async () => {
+      const events = (await call("GET", "/v1/events")).body.data as {
+        id: string;
+        type: string;
+        data: { object: Job };
+      }[];
+      return events.find((event) => event.type === "job.canceled" && event.data.object.id === job.id)?.id;
+    });
+    await until("a failed first attempt", async () => {
+      const attempts = (await call("GET", `/v1/events/${eventId}/deliveries`)).body.data as unknown[];
+      return attempts.length > 0 ? attempts : undefined;
+    });
+
+    const received: string[] = [];
+    const receiver: Server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => {
+        body += chunk;
+      });
+      request.on("end", async () => {
+        try {
+          await verifyWebhook({
+            payload: body,
+            header: String(request.headers["service-signature"]),
+            secret,
+          });
+          received.push(String(request.headers["service-event-id"]));
+          response.writeHead(200).end();
+        } catch {
+          response.writeHead(400).end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(RECEIVER_PORT, "127.0.0.1", resolve));
+    try {
+      const delivery = await until("the delivery acknowledged", async () => {
+        const events = (await call("GET", "/v1/events")).body.data as {
+          id: string;
+          delivery: { status: string; attempts: number };
+        }[];
+        const event = events.find((candidate) => candidate.id === eventId);
+        return event?.delivery.status === "delivered" ? event.delivery : undefined;
+      });
+      expect(delivery.attempts).toBeGreaterThanOrEqual(2);
+      expect(received.filter((id) => id === eventId)).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+    // The receiver's address stays set; the rest of the file does not need it.
+    await call("PUT", "/v1/webhook_endpoint", { url, enabled: false });
+  });
+
+  it("the edge restarted mid-traffic on the same state: no job lost or doubled, all end, credits exact", async () => {
+    const startCredits = await credits();
+    const created: Job[] = [];
+    for (let i = 0; i < 2; i++) {
+      const answer = await call(
+        "POST",
+        "/v1/jobs",
+        { video_url: `${files.url}/files/ad.mp4`, metadata: { n: String(i) } },
+        { "Idempotency-Key": `restart-${i}` },
+      );
+      expect(answer.status).toBe(201);
+      created.push(answer.body as unknown as Job);
+    }
+    // Stop while the first job runs and the others wait in the queue.
+    await until("a running job", async () => {
+      const job = (await call("GET", `/v1/jobs/${created[0]?.id}`)).body as unknown as Job;
+      return job.status === "analyzing" || job.status === "processing" || finished(job) ? job : undefined;
+    });
+    expect(await stack.stop()).toBe(0);
+    await start();
+
+    // A client retrying its creations after the outage gets the same jobs back.
+    for (const [i, job] of created.entries()) {
+      const replay = await call(
+        "POST",
+        "/v1/jobs",
+        { video_url: `${files.url}/files/ad.mp4`, metadata: { n: String(i) } },
+        { "Idempotency-Key": `restart-${i}` },
+      );
+      expect(replay.status).toBe(201);
+      expect(replay.body.id).toBe(job.id);
+    }
+    const listed = ((await call("GET", "/v1/jobs?limit=100")).body.data as Job[]).map((job) => job.id);
+    for (const job of created) expect(listed.filter((id) => id === job.id)).toHaveLength(1);
+
+    const ended = await Promise.all(
+      created.map((job) =>
+        until(
+          `job ${job.id} to end`,
+          async () => {
+            const now = (await call("GET", `/v1/jobs/${job.id}`)).body as unknown as Job;
+            return finished(now) ? now : undefined;
+          },
+          300_000,
+          async () => (await call("GET", `/v1/jobs/${job.id}`)).body,
+        ),
+      ),
+    );
+    for (const job of ended) {
+      expect(job.status === "succeeded" || (job.status === "failed" && job.credits_refunded)).toBe(true);
+    }
+    const spent = ended.filter((job) => !job.credits_refunded).reduce((sum, job) => sum + job.credits, 0);
+    expect(await credits()).toBe(startCredits - spent);
+  }, 480_000);
+
+  it("no API key, signing secret, stack secret or presigned signature appears in the stack's logs", async () => {
+    const key = JSON.parse(
+      (
+        await npmRun("admin", ["key", "create", "--workspace", workspace.workspace_id], {
+          BASE_URL: stack.baseUrl,
+        })
+      ).stdout,
+    ) as { api_key: string };
+    const hook = await call("PUT", "/v1/webhook_endpoint", { url: `${files.url}/hook/ok/secrets` });
+    const upload = await call("POST", "/v1/uploads", {
+      filename: "a.mp4",
+      content_type: "video/mp4",
+      size_bytes: 4,
+    });
+    const uploadUrl = new URL(upload.body.upload_url as string);
+    const put = await fetch(uploadUrl, {
+      method: "PUT",
+      headers: upload.body.headers as Record<string, string>,
+      body: "abcd",
+    });
+    expect(put.status).toBe(200);
+    const succeeded = (
+      (await call("GET", "/v1/jobs?status=succeeded")).body.data as { result: { url: string } }[]
+    )[0];
+    const secrets = [
+      workspace.api_key,
+      workspace.signing_secret,
+      key.api_key,
+      hook.body.signing_secret as string,
+      uploadUrl.searchParams.get("signature") as string,
+      ...(succeeded ? [new URL(succeeded.result.url).searchParams.get("signature") as string] : []),
+      ...readFileSync(path.join(PROJECT_ROOT, ".dev.vars"), "utf8")
+        .split("\n")
+        .map((line) => line.split("=").slice(1).join("="))
+        .filter((value) => value.length >= 16),
+    ];
+    expect(secrets.every((secret) => typeof secret === "string" && secret.length >= 16)).toBe(true);
+    const logs = outputs.map((output) => output()).join("\n");
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of secrets)
+      expect(logs.includes(secret), `a secret starting ${secret.slice(0, 8)}`).toBe(false);
+  });
+});

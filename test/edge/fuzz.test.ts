@@ -1,0 +1,176 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import {
+  bodyBytes,
+  CONTENT_TYPES,
+  fieldsObject,
+  IDEMPOTENCY_KEYS,
+  jsonValue,
+  PATH_IDS,
+  pick,
+  QUERY_VALUES,
+  type Random,
+  seededRandom,
+} from "./fuzz-values";
+import { createWorkspace } from "./helpers";
+
+interface Endpoint {
+  method: string;
+  path: string;
+  query?: readonly string[];
+  body?: readonly string[];
+  idempotent?: boolean;
+}
+
+/** Every /v1 endpoint of the spec and of the webhook management API, and the local storage addresses. */
+const ENDPOINTS: readonly Endpoint[] = [
+  { method: "GET", path: "/v1/account" },
+  { method: "GET", path: "/v1/estimate", query: ["duration_seconds"] },
+  {
+    method: "POST",
+    path: "/v1/uploads",
+    body: ["filename", "content_type", "size_bytes"],
+    idempotent: true,
+  },
+  {
+    method: "POST",
+    path: "/v1/jobs",
+    body: ["upload_id", "video_url", "filename", "texts", "metadata"],
+    idempotent: true,
+  },
+  { method: "GET", path: "/v1/jobs", query: ["limit", "status", "starting_after"] },
+  { method: "GET", path: "/v1/jobs/{id}" },
+  { method: "POST", path: "/v1/jobs/{id}/cancel", body: [] },
+  { method: "GET", path: "/v1/webhook_endpoint" },
+  { method: "PUT", path: "/v1/webhook_endpoint", body: ["url", "enabled"] },
+  { method: "POST", path: "/v1/webhook_endpoint/rotate_secret", body: ["overlap_seconds"] },
+  { method: "GET", path: "/v1/events", query: ["limit", "starting_after", "type"] },
+  { method: "GET", path: "/v1/events/{id}/deliveries" },
+  { method: "POST", path: "/v1/events/{id}/redeliver", body: [] },
+  // The Worker's own presigned addresses (local mode): reachable without a key, so just as exposed.
+  {
+    method: "PUT",
+    path: "/storage/upload/{id}",
+    query: ["content_type", "size", "expires", "signature"],
+    body: ["filename"],
+  },
+  { method: "GET", path: "/storage/download/{id}", query: ["expires", "filename", "signature"] },
+];
+
+/** Requests per key before a fresh workspace is used, below the tightest limit (30 job creations a minute). */
+const REQUESTS_PER_KEY = 25;
+const ITERATIONS = 400;
+const SEED = 20_261_123;
+
+function hostileRequest(random: Random, endpoint: Endpoint, apiKey: string): Request | null {
+  let path = endpoint.path.replace("{id}", pick(random, PATH_IDS));
+  if (endpoint.query) {
+    const params = endpoint.query
+      .filter(() => random() < 0.8)
+      .map((name) => `${name}=${pick(random, QUERY_VALUES)}`);
+    if (random() < 0.2) params.push(`${pick(random, endpoint.query)}=${pick(random, QUERY_VALUES)}`); // repeated
+    if (params.length) path += `?${params.join("&")}`;
+  }
+  const headers: [string, string][] = [["Authorization", `Bearer ${apiKey}`]];
+  let body: Uint8Array | string | undefined;
+  if (endpoint.body) {
+    const value = random() < 0.8 ? fieldsObject(random, endpoint.body) : jsonValue(random);
+    body = bodyBytes(random, value);
+    const contentType = pick(random, CONTENT_TYPES);
+    if (contentType) headers.push(["Content-Type", contentType]);
+  }
+  if (endpoint.idempotent && random() < 0.5)
+    headers.push(["Idempotency-Key", pick(random, IDEMPOTENCY_KEYS)]);
+  try {
+    return new Request(`http://edge.test${path}`, { method: endpoint.method, headers, body });
+  } catch {
+    // A header no HTTP client can send (CR, LF, NUL, beyond Latin-1): fetch refuses it before the wire.
+    return null;
+  }
+}
+
+interface Outcome {
+  status: number;
+  /** error.code of an error answer, else the status. */
+  kind: string;
+  problem: string | null;
+}
+
+/** The answer a user sees: below 500, and any error in the spec's envelope with the request id. */
+async function judge(response: Response): Promise<Outcome> {
+  const { status } = response;
+  const text = await response.text();
+  if (status >= 500) return { status, kind: String(status), problem: `server error: ${text.slice(0, 300)}` };
+  if (status < 400) return { status, kind: String(status), problem: null };
+  try {
+    const error = (JSON.parse(text) as { error?: Record<string, unknown> }).error;
+    const shaped =
+      typeof error?.type === "string" &&
+      typeof error.code === "string" &&
+      typeof error.message === "string" &&
+      error.request_id === response.headers.get("X-Request-Id");
+    const kind = String(error?.code);
+    return { status, kind, problem: shaped ? null : `not the error envelope: ${text.slice(0, 300)}` };
+  } catch {
+    return { status, kind: "not_json", problem: `not JSON: ${text.slice(0, 300)}` };
+  }
+}
+
+/** Fails a request that takes longer than this instead of letting the test hang. */
+const REQUEST_TIMEOUT_MS = 20_000;
+
+async function send(request: Request): Promise<Response> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("no answer: the request hung")), REQUEST_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([SELF.fetch(request), hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("fuzz: hostile /v1 requests get a 4xx in the error envelope, never a 5xx or a hang", () => {
+  it(`${ITERATIONS} seeded requests across every endpoint (seed ${SEED})`, async () => {
+    const random = seededRandom(SEED);
+    const problems: string[] = [];
+    const kinds = new Map<string, number>();
+    let apiKey = "";
+    for (let i = 0; i < ITERATIONS; i++) {
+      if (i % REQUESTS_PER_KEY === 0)
+        apiKey = (await createWorkspace({ plan: "scale", credits: 100 })).api_key;
+      const endpoint = pick(random, ENDPOINTS);
+      const request = hostileRequest(random, endpoint, apiKey);
+      if (!request) continue;
+      const label = `#${i} ${request.method} ${request.url.slice(0, 200)}`;
+      const outcome = await judge(await send(request));
+      kinds.set(outcome.kind, (kinds.get(outcome.kind) ?? 0) + 1);
+      if (outcome.problem) problems.push(`${label}: ${outcome.status} ${outcome.problem}`);
+    }
+    expect(problems).toEqual([]);
+    // The run reached validation and the handlers, not only the front door.
+    expect([...kinds.keys()]).toEqual(
+      expect.arrayContaining(["invalid_json", "invalid_parameter", "job_not_found", "200"]),
+    );
+  });
+
+  it("header values a raw client could still send are refused or ignored, never echoed into headers", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 100 });
+    for (const key of ["x".repeat(256), "\u00e9\u00ff", "%0d%0aInjected: 1"]) {
+      const response = await SELF.fetch("http://edge.test/v1/uploads", {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${api_key}`,
+          "Content-Type": "application/json",
+          "Idempotency-Key": key,
+        },
+        body: JSON.stringify({ filename: "a.mp4", content_type: "video/mp4", size_bytes: 10 }),
+      });
+      expect(response.status).toBeLessThan(500);
+      expect(response.headers.get("Injected")).toBeNull();
+      if (key.length > 255) expect(response.status).toBe(400);
+      await response.body?.cancel();
+    }
+  });
+});
