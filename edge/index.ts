@@ -3,10 +3,7 @@ import type { Env } from "./env";
 import { deadLetteredJobs } from "./services/dead-letters";
 import { JOBS_QUEUE_PREFIX, type JobMessage } from "./services/dispatch";
 import { pushJobsToWorker } from "./services/job-push";
-import { reapJobs } from "./services/reaper";
-import { renewDuePlans } from "./services/renewals";
-import { purgeExpiredMedia } from "./services/retention";
-import { mediaStorage } from "./storage/media-storage";
+import { runScheduledTasks } from "./services/scheduled";
 import { deliverWebhooks, WEBHOOKS_QUEUE_PREFIX } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/delivery";
 
@@ -17,14 +14,7 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
-    const now = Date.now();
-    ctx.waitUntil(
-      Promise.all([
-        renewDuePlans(env, now),
-        reapJobs(env, mediaStorage(env, env.PUBLIC_BASE_URL), now),
-        purgeExpiredMedia(env, now),
-      ]),
-    );
+    ctx.waitUntil(runScheduledTasks(env, Date.now()));
   },
   async queue(batch, env) {
     if (batch.queue.startsWith(WEBHOOKS_QUEUE_PREFIX)) {

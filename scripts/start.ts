@@ -98,11 +98,19 @@ async function assertPortFree(portToCheck: number): Promise<void> {
   });
 }
 
-/** wrangler dev does not fire cron triggers: this ticks the scheduled handler locally, as Cloudflare would. */
-function startLocalCron(baseUrl: string): void {
+/**
+ * wrangler dev does not fire cron triggers: this runs the scheduled tasks locally, as Cloudflare
+ * would, through the admin API (wrangler's /cdn-cgi/handler/scheduled fails once static assets are served).
+ */
+function startLocalCron(baseUrl: string, adminToken: string): void {
   const intervalMs = Number(process.env.LOCAL_CRON_INTERVAL_MS ?? 60_000);
   const timer = setInterval(() => {
-    fetch(`${baseUrl}/cdn-cgi/handler/scheduled`).catch(() => undefined);
+    fetch(`${baseUrl}/admin/scheduled/run`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${adminToken}` },
+    })
+      .then((response) => response.body?.cancel())
+      .catch(() => undefined);
   }, intervalMs);
   timer.unref();
 }
@@ -158,7 +166,7 @@ async function main(): Promise<void> {
     waitForHealth(`${baseUrl}/health`, 120_000),
     waitForHealth(`http://127.0.0.1:${workerPort}/health`, 60_000),
   ]);
-  startLocalCron(baseUrl);
+  startLocalCron(baseUrl, devVars.ADMIN_TOKEN ?? "");
   await redispatchQueuedJobs(baseUrl, devVars.ADMIN_TOKEN ?? "");
   console.log(`ready ${baseUrl}`);
 }

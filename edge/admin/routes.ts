@@ -17,6 +17,7 @@ import {
 } from "../services/provisioning";
 import { redispatchQueued } from "../services/reaper";
 import { renewDuePlans } from "../services/renewals";
+import { runScheduledTasks } from "../services/scheduled";
 import { setEndpoint } from "../webhooks/endpoint";
 import { workspaceObject } from "../workspace/stub";
 
@@ -117,6 +118,8 @@ export const adminRoutes = new Hono<AppBindings>()
     );
   })
   .post("/renewals/run", async (c) => c.json(await renewDuePlans(c.env, Date.now())))
+  // The cron trigger's work on demand: `npm start` ticks it with this locally.
+  .post("/scheduled/run", async (c) => c.json(await runScheduledTasks(c.env, Date.now())))
   // Local queues live in wrangler dev's memory: `npm start` calls this once ready, so the queued
   // jobs of a stopped stack are sent again at once, not after the reaper's 15 minutes.
   .post("/jobs/redispatch", async (c) => {
