@@ -89,13 +89,13 @@ export class PullJobSource implements JobSource {
     const retries: MessageRetry[] = [];
     for (const message of messages) {
       const body = jobMessageOf(message.body);
-      const jobId = body?.job_id;
-      if (!body || !jobId) {
+      if (!body) {
         // No retry will make it readable.
         this.log({ event: "message_unreadable", message_id: message.id });
         acks.push(message.lease_id);
         continue;
       }
+      const jobId = body.job_id;
       try {
         const answer = await this.intake.offer(jobId);
         if (answer.status === 202) {

@@ -152,14 +152,17 @@ describe("faults on the real stack", () => {
 
   it("the edge restarted mid-traffic on the same state: no job lost or doubled, all end, credits exact", async () => {
     const startCredits = await credits();
-    const created: Job[] = [];
-    for (let i = 0; i < 2; i++) {
-      const answer = await call(
+    // The same request, with the same Idempotency-Key, before and after the restart.
+    const createJob = (i: number) =>
+      call(
         "POST",
         "/v1/jobs",
         { video_url: `${files.url}/files/ad.mp4`, metadata: { n: String(i) } },
         { "Idempotency-Key": `restart-${i}` },
       );
+    const created: Job[] = [];
+    for (let i = 0; i < 2; i++) {
+      const answer = await createJob(i);
       expect(answer.status).toBe(201);
       created.push(answer.body as unknown as Job);
     }
@@ -173,12 +176,7 @@ describe("faults on the real stack", () => {
 
     // A client retrying its creations after the outage gets the same jobs back.
     for (const [i, job] of created.entries()) {
-      const replay = await call(
-        "POST",
-        "/v1/jobs",
-        { video_url: `${files.url}/files/ad.mp4`, metadata: { n: String(i) } },
-        { "Idempotency-Key": `restart-${i}` },
-      );
+      const replay = await createJob(i);
       expect(replay.status).toBe(201);
       expect(replay.body.id).toBe(job.id);
     }
