@@ -5,7 +5,7 @@
  */
 import { inpaintSpatial } from "../gpu-worker/engine/fill";
 import { yuvToRgbFilter } from "../gpu-worker/engine/media/colour";
-import { dilate } from "../gpu-worker/engine/pipeline/verify";
+import { dilate } from "../gpu-worker/engine/pipeline/dilate";
 import { BASELINE_GROW } from "./methods";
 import { rawEncoder } from "./raw-encoder";
 import { rgbFrames } from "./raw-frames";

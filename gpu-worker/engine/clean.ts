@@ -7,14 +7,15 @@ import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { selectVideoEncoder } from "./media/video-encoder";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
 import { analyseVideo, type TextTrack } from "./pipeline/analyse";
+import { dilate } from "./pipeline/dilate";
 import { markTextLine } from "./pipeline/masks";
 import { boxAt } from "./pipeline/tracks";
-import { dilate, residualText } from "./pipeline/verify";
+import { residualText } from "./pipeline/verify";
 
 /** Frames on each side of the one being filled, kept in memory as sources: the bounded window. */
 const WINDOW_RADIUS = 3;
 /** Every this many cleaned frames, the cleaned region is read again for leftover text. */
-const VERIFY_EVERY = 4;
+const VERIFY_EVERY = 8;
 const WIDEN_PIXELS = 4;
 
 export interface EngineOptions extends CleanOptions {

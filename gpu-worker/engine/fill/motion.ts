@@ -9,6 +9,11 @@ const MIN_INLIERS = 12;
 const RANSAC_THRESHOLD = 1;
 /** Text and its halo must not attract features: they move with the text, not with the camera. */
 const MASK_CLEARANCE = 4;
+/**
+ * Corners are looked for on the region shrunk by a whole factor to about this long side (a quarter
+ * of the pixels at 720p); they are tracked at native resolution, where LK is most precise.
+ */
+const CORNER_LONG_SIDE = 640;
 
 /**
  * Estimates camera motion from one frame (the one being filled) to its neighbours on the unmasked
@@ -29,13 +34,17 @@ export class MotionEstimator {
     const { cv } = await loadOpenCv();
     const grey = greyMat(cv, frame, roi);
     const usable = clearOfMask(cv, mask, frame.width, roi);
-    const corners = new cv.Mat();
     try {
-      cv.goodFeaturesToTrack(grey, corners, MAX_FEATURES, 0.01, 8, usable, 3, false, 0.04);
+      const corners = findCorners(
+        cv,
+        grey,
+        usable,
+        Math.floor(Math.max(frame.width, frame.height) / CORNER_LONG_SIDE),
+      );
+      return new MotionEstimator(cv, roi, grey, corners);
     } finally {
       release(usable);
     }
-    return new MotionEstimator(cv, roi, grey, corners);
   }
 
   /** The homography mapping pixels of the source frame to `frame`, or undefined when it cannot be trusted. */
@@ -86,6 +95,30 @@ export class MotionEstimator {
       to.push(endX + left, endY + top);
     }
     return from.length / 2 >= MIN_INLIERS ? { from, to } : undefined;
+  }
+}
+
+/** Shi-Tomasi corners of `grey` where `usable`, found on both shrunk by `factor`, in `grey`'s pixels. */
+function findCorners(cv: OpenCv, grey: Mat, usable: Mat, factor: number): Mat {
+  const corners = new cv.Mat();
+  if (factor <= 1) {
+    cv.goodFeaturesToTrack(grey, corners, MAX_FEATURES, 0.01, 8, usable, 3, false, 0.04);
+    return corners;
+  }
+  const size = new cv.Size(Math.floor(grey.cols / factor), Math.floor(grey.rows / factor));
+  const smallGrey = new cv.Mat();
+  const smallUsable = new cv.Mat();
+  try {
+    cv.resize(grey, smallGrey, size, 0, 0, cv.INTER_AREA);
+    // A shrunk cell is usable only if all of its pixels were.
+    cv.resize(usable, smallUsable, size, 0, 0, cv.INTER_AREA);
+    cv.threshold(smallUsable, smallUsable, 254, 255, cv.THRESH_BINARY);
+    cv.goodFeaturesToTrack(smallGrey, corners, MAX_FEATURES, 0.01, 8 / factor, smallUsable, 3, false, 0.04);
+    const points = corners.data32F;
+    for (let i = 0; i < points.length; i += 1) points[i] = (points[i] as number) * factor + (factor - 1) / 2;
+    return corners;
+  } finally {
+    release(smallGrey, smallUsable);
   }
 }
 

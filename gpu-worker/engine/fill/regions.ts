@@ -6,13 +6,19 @@ import type { Rect } from "./types";
  * frame, with crops that touch merged, so every masked pixel lies in exactly one crop at native resolution.
  */
 export async function fillRegions(mask: Uint8Array, width: number, height: number, margin: number) {
+  const bounds = maskBounds(mask, width, height);
+  if (!bounds) return [];
   const { cv } = await loadOpenCv();
-  const maskMat = new cv.Mat(height, width, cv.CV_8UC1);
+  // Labelled within the mask's bounding box only: text covers a small part of the frame.
+  const maskMat = new cv.Mat(bounds.height, bounds.width, cv.CV_8UC1);
   const labels = new cv.Mat();
   const stats = new cv.Mat();
   const centroids = new cv.Mat();
   try {
-    maskMat.data.set(mask);
+    for (let y = 0; y < bounds.height; y += 1) {
+      const start = (bounds.y + y) * width + bounds.x;
+      maskMat.data.set(mask.subarray(start, start + bounds.width), y * bounds.width);
+    }
     const count = cv.connectedComponentsWithStats(maskMat, labels, stats, centroids, 8, cv.CV_32S);
     const grown: Rect[] = [];
     // Label 0 is the unmasked background.
@@ -20,7 +26,12 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
       const [left = 0, top = 0, w = 0, h = 0] = stats.data32S.subarray(label * 5, label * 5 + 4);
       grown.push(
         clip(
-          { x: left - margin, y: top - margin, width: w + 2 * margin, height: h + 2 * margin },
+          {
+            x: bounds.x + left - margin,
+            y: bounds.y + top - margin,
+            width: w + 2 * margin,
+            height: h + 2 * margin,
+          },
           width,
           height,
         ),
@@ -30,6 +41,28 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
   } finally {
     release(maskMat, labels, stats, centroids);
   }
+}
+
+/** The smallest rectangle holding every set pixel of the mask; null when none is set. */
+export function maskBounds(mask: Uint8Array, width: number, height: number): Rect | null {
+  let top = -1;
+  let bottom = -1;
+  for (let y = 0; y < height && top < 0; y += 1) if (rowHasMask(mask, y * width, width)) top = y;
+  if (top < 0) return null;
+  for (let y = height - 1; bottom < 0; y -= 1) if (rowHasMask(mask, y * width, width)) bottom = y;
+  let left = width;
+  let right = -1;
+  for (let y = top; y <= bottom; y += 1) {
+    const row = y * width;
+    for (let x = 0; x < left; x += 1) if (mask[row + x]) left = x;
+    for (let x = width - 1; x > right; x -= 1) if (mask[row + x]) right = x;
+  }
+  return { x: left, y: top, width: right - left + 1, height: bottom - top + 1 };
+}
+
+function rowHasMask(mask: Uint8Array, start: number, width: number): boolean {
+  for (let x = start; x < start + width; x += 1) if (mask[x]) return true;
+  return false;
 }
 
 export function clip(rect: Rect, width: number, height: number): Rect {

@@ -1,3 +1,4 @@
+import { dilate } from "./dilate";
 import type { Box } from "./tracks";
 
 export interface RgbImage {
@@ -111,16 +112,26 @@ export function markTextLine(image: RgbImage, box: Box, mask: Uint8Array): numbe
   if (shaded) return fillRect(mask, width, shaded);
   const cut = Math.max(otsu(histogram, distances.length), MIN_GLYPH_CONTRAST);
   const grow = Math.max(2, Math.round(box.height * 0.12));
-  let marked = 0;
+  // The glyphs on a local canvas with room for the growth, grown there, then added to the mask.
+  const canvas = clampRect(box, grow, width, height);
+  const canvasWidth = canvas.x1 - canvas.x0;
+  const canvasHeight = canvas.y1 - canvas.y0;
+  const glyphs = new Uint8Array(canvasWidth * canvasHeight);
   for (let y = textRect.y0; y < textRect.y1; y++) {
     for (let x = textRect.x0; x < textRect.x1; x++) {
-      if ((distances[(y - textRect.y0) * boxWidth + (x - textRect.x0)] as number) <= cut) continue;
-      marked += fillRect(mask, width, {
-        x0: Math.max(0, x - grow),
-        y0: Math.max(0, y - grow),
-        x1: Math.min(width, x + grow + 1),
-        y1: Math.min(height, y + grow + 1),
-      });
+      if ((distances[(y - textRect.y0) * boxWidth + (x - textRect.x0)] as number) > cut) {
+        glyphs[(y - canvas.y0) * canvasWidth + (x - canvas.x0)] = 255;
+      }
+    }
+  }
+  const grown = dilate(glyphs, canvasWidth, canvasHeight, grow);
+  let marked = 0;
+  for (let y = 0; y < canvasHeight; y++) {
+    for (let x = 0, at = (canvas.y0 + y) * width + canvas.x0; x < canvasWidth; x++, at++) {
+      if (grown[y * canvasWidth + x] && mask[at] !== 255) {
+        mask[at] = 255;
+        marked++;
+      }
     }
   }
   return marked;

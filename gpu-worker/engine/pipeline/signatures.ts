@@ -59,9 +59,22 @@ export function cellChange(a: Uint8Array, b: Uint8Array, cells?: CellRange): num
   return count ? total / count : 0;
 }
 
-/** Share of cells that changed by more than `threshold`: a caption or a cut, not noise. */
-export function changedShare(a: Uint8Array, b: Uint8Array, threshold = 10): number {
-  let changed = 0;
-  for (let i = 0; i < a.length; i++) if (Math.abs((a[i] as number) - (b[i] as number)) > threshold) changed++;
-  return changed / a.length;
+/**
+ * Share of cells that changed suddenly between `previous` and `current`: by more than `threshold`, and
+ * far more than they changed the frame before (`older` to `previous`). Something appeared or left (a
+ * caption, a word, a cut); the steady change of a camera move does not count.
+ */
+export function suddenChangeShare(
+  older: Uint8Array | undefined,
+  previous: Uint8Array,
+  current: Uint8Array,
+  threshold = 10,
+): number {
+  let sudden = 0;
+  for (let i = 0; i < current.length; i++) {
+    const now = Math.abs((current[i] as number) - (previous[i] as number));
+    const before = older ? Math.abs((previous[i] as number) - (older[i] as number)) : 0;
+    if (now > threshold && now > 2 * before + threshold / 2) sudden++;
+  }
+  return sudden / current.length;
 }

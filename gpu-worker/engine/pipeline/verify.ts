@@ -67,23 +67,3 @@ function overlapsMask(box: Region, mask: Uint8Array, width: number): boolean {
   }
   return total > 0 && inside / total > 0.3;
 }
-
-/** Grows a mask by `radius` pixels (a square brush), for the second cleaning of a frame with residue. */
-export function dilate(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
-  const horizontal = new Uint8Array(mask.length);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (mask[y * width + x] !== 255) continue;
-      horizontal.fill(255, y * width + Math.max(0, x - radius), y * width + Math.min(width, x + radius + 1));
-    }
-  }
-  const grown = new Uint8Array(mask.length);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (horizontal[y * width + x] !== 255) continue;
-      for (let dy = Math.max(0, y - radius); dy <= Math.min(height - 1, y + radius); dy++)
-        grown[dy * width + x] = 255;
-    }
-  }
-  return grown;
-}
