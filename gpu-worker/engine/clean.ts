@@ -13,7 +13,7 @@ import { boxAt } from "./pipeline/tracks";
 import { residualText } from "./pipeline/verify";
 
 /** Frames on each side of the one being filled, kept in memory as sources: the bounded window. */
-const WINDOW_RADIUS = 3;
+const WINDOW_RADIUS = 2;
 /** Every this many cleaned frames, the cleaned region is read again for leftover text. */
 const VERIFY_EVERY = 8;
 const WIDEN_PIXELS = 4;
@@ -45,7 +45,7 @@ function frameMask(frame: RgbFrame, index: number, tracks: TextTrack[]): Uint8Ar
 
 /**
  * Cleans a video: the analysis pass finds the lines to erase and when they are on screen; the
- * cleaning pass streams full-resolution frames through a window of ±3 frames, fills the masked
+ * cleaning pass streams full-resolution frames through a window of ±2 frames, fills the masked
  * pixels from the neighbours (then spatially), checks the cleaned regions for leftover text (one
  * wider second try on a find), and encodes. Frames without text pass through untouched.
  */
@@ -75,7 +75,7 @@ export async function cleanVideo(
     const { encoder: videoEncoder } = await selectVideoEncoder(ocr.provider === "cuda");
     const encoder = openEncoder(input, output, probe, { videoEncoder, ...(signal ? { signal } : {}) });
     const window: Array<IndexedFrame & { ptsSeconds: number; hasText: boolean }> = [];
-    // One motion measurement per pair of consecutive frames, composed for the ±3 neighbours.
+    // One motion measurement per pair of consecutive frames, composed for the ±2 neighbours.
     const chain = new MotionChain();
     // Frames without text share one empty mask (neighbours still need one), never written to.
     const noText = new Uint8Array(probe.width * probe.height);

@@ -21,10 +21,14 @@ export function featherSeams(
     const distance = outside[i] as number;
     if (distance <= 0 || distance > ringWidth || Number.isNaN(ringEstimate[i * 3])) continue;
     const at = ((rect.y + Math.floor(i / width)) * frame.width + rect.x + (i % width)) * 3;
-    const offset = [0, 1, 2].map((c) => (frame.data[at + c] as number) - (ringEstimate[i * 3 + c] as number));
+    const red = (frame.data[at] as number) - (ringEstimate[i * 3] as number);
+    const green = (frame.data[at + 1] as number) - (ringEstimate[i * 3 + 1] as number);
+    const blue = (frame.data[at + 2] as number) - (ringEstimate[i * 3 + 2] as number);
     // Larger offsets are text the mask missed (halo, shadow), not drift: blending them in would smear it.
-    if (offset.reduce((sum, value) => sum + Math.abs(value), 0) / 3 > maxOffset) continue;
-    offsets.set(offset, i * 4);
+    if ((Math.abs(red) + Math.abs(green) + Math.abs(blue)) / 3 > maxOffset) continue;
+    offsets[i * 4] = red;
+    offsets[i * 4 + 1] = green;
+    offsets[i * 4 + 2] = blue;
     offsets[i * 4 + 3] = 1;
   }
   // Wide enough that the deepest feathered pixel still sees the ring.

@@ -52,7 +52,7 @@ export interface FillResult {
 }
 
 const DEFAULTS = {
-  windowRadius: 3,
+  windowRadius: 2,
   margin: 16,
   motionMargin: 160,
   maxAlignmentError: 12,

@@ -3,7 +3,7 @@ import type { Homography, Rect, RgbFrame } from "./types";
 
 type Mat = InstanceType<OpenCv["Mat"]>;
 
-const MAX_FEATURES = 200;
+const MAX_FEATURES = 100;
 const MIN_INLIERS = 12;
 /** RANSAC inlier threshold in pixels: LK tracks are sub-pixel, so a loose one would admit parallax. */
 const RANSAC_THRESHOLD = 1;

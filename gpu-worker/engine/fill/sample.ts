@@ -41,6 +41,8 @@ export function sampleBicubic(
   if (!(x >= 0 && y >= 0 && x <= width - 1 && y <= height - 1)) return false;
   const left = Math.floor(x);
   const top = Math.floor(y);
+  // Most points that are blocked are deep inside a mask: one look saves computing the weights.
+  if (blocked?.[Math.round(y) * width + Math.round(x)]) return false;
   catmullRom(x - left, columnWeights);
   catmullRom(y - top, rowWeights);
   let r = 0;

@@ -42,10 +42,6 @@ export function carryOver(
   const still = isStatic(motion, work.rect);
   const whole = { frame: previous.frame, motion, distance: 1 };
   const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError);
-  const earlier = still
-    ? undefined
-    : { ...work, source: Uint8Array.from(work.source), fill: work.fill.slice() };
-  if (earlier) fillFromSources(earlier, aligned, Source.carriedFill);
   const seen = aligned.map(({ source, weight }) => ({
     source: { ...source, mask: still ? undefined : previous.filledMask },
     weight,
@@ -59,10 +55,18 @@ export function carryOver(
     const at = (rect.y + Math.floor(i / rect.width)) * previous.frame.width + rect.x + (i % rect.width);
     if (still && previous.filledMask[at]) sources[i] = Source.carriedFill;
   }
-  return { carried, settle: () => earlier && easeIn(work, earlier) };
+  return { carried, settle: () => still || easeIn(work, aligned) };
 }
 
-function easeIn(work: CropWork, earlier: CropWork): void {
+/** Blends the fresh spatial fill with the old synthesised fill the previous output has there. */
+function easeIn(work: CropWork, aligned: ReturnType<typeof alignedSources>): void {
+  // Only the freshly inpainted pixels are looked up in the previous output.
+  const earlier = {
+    ...work,
+    source: work.source.map((source) => (source === Source.spatial ? Source.none : Source.neighbours)),
+    fill: work.fill.slice(),
+  };
+  fillFromSources(earlier, aligned, Source.carriedFill);
   for (let i = 0; i < work.source.length; i += 1) {
     if (work.source[i] !== Source.spatial || earlier.source[i] !== Source.carriedFill) continue;
     for (let c = 0; c < 3; c += 1) {

@@ -38,7 +38,10 @@ export function alignedSources(
   return aligned;
 }
 
-/** Fills the masked pixels not filled yet with the weighted median of what the sources show there. */
+/**
+ * Fills the masked pixels not filled yet from the nearest sources (in time) that show them: the
+ * weighted median when several at that distance do (the frames just before and after).
+ */
 export function fillFromSources(work: CropWork, sources: WeightedSource[], kind: Source): void {
   if (sources.length === 0) return;
   const combine = new Combiner(sources);
@@ -67,6 +70,9 @@ export function estimateRing(work: CropWork, sources: WeightedSource[], ringWidt
   return estimate;
 }
 
+/** Every this many pixels of the ring are compared: plenty for a median, a third of the work. */
+const RING_STRIDE = 3;
+
 /**
  * The median over the ring of each pixel's mean absolute RGB difference to the source: a median, so
  * a halo or shadow the mask missed on part of the ring does not condemn a well-aligned source.
@@ -76,7 +82,7 @@ function ringError(work: CropWork, fillSource: FillSource, ringWidth: number): n
   const sample = new Float32Array(3);
   const point = { x: 0, y: 0 };
   const errors: number[] = [];
-  for (let i = 0; i < outside.length; i += 1) {
+  for (let i = 0; i < outside.length; i += RING_STRIDE) {
     const distance = outside[i] as number;
     if (distance <= 0 || distance > ringWidth) continue;
     const x = rect.x + (i % rect.width);
@@ -96,14 +102,20 @@ function ringError(work: CropWork, fillSource: FillSource, ringWidth: number): n
   return Float32Array.from(errors).sort()[errors.length >> 1] as number;
 }
 
-/** Per-pixel weighted median over the sources, with scratch buffers reused across pixels. */
+/**
+ * Per-pixel weighted median over the nearest sources that show the pixel, with scratch buffers reused
+ * across pixels. Only the nearest are sampled: they differ least from the centre frame (motion,
+ * light), and it takes two samples a pixel rather than one per frame of the window.
+ */
 class Combiner {
+  private readonly sources: WeightedSource[];
   private readonly samples: Float32Array;
   private readonly weights: Float32Array;
   private readonly order: Uint16Array;
   private readonly point = { x: 0, y: 0 };
 
-  constructor(private readonly sources: WeightedSource[]) {
+  constructor(sources: WeightedSource[]) {
+    this.sources = [...sources].sort((a, b) => a.source.distance - b.source.distance);
     this.samples = new Float32Array(sources.length * 3);
     this.weights = new Float32Array(sources.length);
     this.order = new Uint16Array(sources.length);
@@ -112,11 +124,14 @@ class Combiner {
   /** Writes the combined colour of centre-frame pixel (x, y) to out[at..at+2]; false if no source saw it. */
   at(x: number, y: number, out: Float32Array, at: number): boolean {
     let count = 0;
+    let nearest = Number.POSITIVE_INFINITY;
     for (const { source, weight } of this.sources) {
+      if (source.distance > nearest) break;
       project(source.motion, x, y, this.point);
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
       this.weights[count] = weight;
+      nearest = source.distance;
       count += 1;
     }
     if (count === 0) return false;

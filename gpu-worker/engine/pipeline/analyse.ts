@@ -5,7 +5,7 @@ import type { OcrEngine, RgbFrame, TextLine } from "../ocr/ocr";
 import { isSceneText, type Motion } from "./classify";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
-import { type Box, boxAt, buildTracks, type Detection, type Track, trackText } from "./tracks";
+import { type Box, boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
 
 /**
  * Text is read on frames at most this big (long side): captions stay 15 pixels or taller, and the
@@ -57,23 +57,48 @@ const MIN_READ_CONFIDENCE = 0.5;
 /** Detector confidence a box needs to count as text at all. */
 const MIN_BOX_SCORE = 0.6;
 
+/** A box this close to one on the sample before is the same line, still there: its reading is reused. */
+const SAME_BOX_IOU = 0.9;
+
 /**
  * Detects and reads the lines of a batch of frames. Unlike a plain OCR read, boxes the detector is
  * sure of are kept even when their words are hard to read (small or stylised letters are still
- * text to erase); such lines carry an empty text.
+ * text to erase); such lines carry an empty text. With `before` (the lines of the sample before the
+ * batch), a box that sits where a line sat on the sample before takes that line's reading instead of
+ * being read again: a caption on screen for seconds is read once.
  */
-async function readLines(ocr: OcrEngine, frames: RgbFrame[]): Promise<TextLine[][]> {
+async function readLines(
+  ocr: OcrEngine,
+  frames: RgbFrame[],
+  before: TextLine[] | null,
+): Promise<TextLine[][]> {
   const boxes = (await ocr.detect(frames)).map((found) => found.filter((box) => box.score >= MIN_BOX_SCORE));
-  const read = await ocr.recognizeBoxes(
-    boxes.flatMap((found, i) => found.map((box) => ({ frame: frames[i] as RgbFrame, box }))),
-  );
-  let next = 0;
-  return boxes.map((found) =>
-    found.map(() => {
-      const line = read[next++] as TextLine;
-      return line.confidence >= MIN_READ_CONFIDENCE ? line : { ...line, text: "" };
+  // Per box: the box on the frame before whose reading it takes (its index there), or -1 to read it.
+  const reuse = boxes.map((found, i) =>
+    found.map((box) => {
+      const earlier = i > 0 ? boxes[i - 1] : before;
+      if (!earlier) return -1;
+      return earlier.findIndex((other) => iou(other.box, box.box) >= SAME_BOX_IOU);
     }),
   );
+  const toRead = boxes.flatMap((found, i) =>
+    found.flatMap((box, k) => (reuse[i]?.[k] === -1 ? [{ frame: frames[i] as RgbFrame, box }] : [])),
+  );
+  const read = await ocr.recognizeBoxes(toRead);
+  let next = 0;
+  const lines: TextLine[][] = [];
+  for (const [i, found] of boxes.entries()) {
+    const earlier = i > 0 ? lines[i - 1] : before;
+    lines.push(
+      found.map((box, k) => {
+        const from = reuse[i]?.[k] ?? -1;
+        const source = from >= 0 ? (earlier?.[from] as TextLine) : (read[next++] as TextLine);
+        const line = { ...box, text: source.text, confidence: source.confidence };
+        return line.confidence >= MIN_READ_CONFIDENCE ? line : { ...line, text: "" };
+      }),
+    );
+  }
+  return lines;
 }
 
 /** Union of text boxes as a mask, so motion features avoid the text (it moves on its own). */
@@ -145,9 +170,12 @@ export async function analyseVideo(
 
   const readBatch = async () => {
     if (batch.length === 0) return;
+    // With the customer's texts every box is read: two lines in one place must not share a reading.
+    const before = options.texts ? null : (previous?.lines ?? null);
     const lines = await readLines(
       options.ocr,
       batch.map((s) => s.frame),
+      before,
     );
     for (const [i, sample] of batch.entries()) {
       const found = lines[i] ?? [];
