@@ -44,7 +44,8 @@ const COLUMNS: Array<[string, (clip: ClipResult, method: MethodResult) => string
   ["method", (_, method) => method.method],
   ["PSNR in", (_, { scores }) => fixed(scores?.psnrIn, 2)],
   ["SSIM in", (_, { scores }) => fixed(scores?.ssimIn, 3)],
-  ["PSNR out", (_, { scores }) => fixed(scores?.psnrOut, 2)],
+  ["PSNR out", (_, { scores }) => fixed(scores?.psnrOutVsInput, 2)],
+  ["out vs truth", (_, { scores }) => fixed(scores?.psnrOut, 2)],
   ["residual", (_, { scores }) => fixed(scores?.residual, 3)],
   ["flicker", (_, { scores }) => fixed(scores?.flicker, 2)],
   [
@@ -131,11 +132,13 @@ export function standings(clips: ClipResult[]): Standing[] {
         ? null
         : { value: residual.toFixed(3), pass: residual <= 0.05 };
     }),
-    judge("PSNR outside the mask >= 40 dB", clips, (clip) => {
+    // Against the input, what the method was given: against the truth, the input's own compression
+    // counts too, and the bench's inputs are themselves only 39 to 41 dB from it.
+    judge("PSNR outside the mask >= 40 dB (against the input)", clips, (clip) => {
       const scores = engineScores(clip);
       if (!scores) return null;
-      const value = `${scores.psnrOut.toFixed(1)} dB (vs input ${scores.psnrOutVsInput.toFixed(1)})`;
-      return { value, pass: scores.psnrOut >= 40 };
+      const value = `${scores.psnrOutVsInput.toFixed(1)} dB (against the truth ${scores.psnrOut.toFixed(1)})`;
+      return { value, pass: scores.psnrOutVsInput >= 40 };
     }),
     judge("scene text kept (sign PSNR vs input >= 35 dB on every frame)", clips, (clip) => {
       const scores = engineScores(clip);
