@@ -101,23 +101,46 @@ async function readLines(
   return lines;
 }
 
-/** Union of text boxes as a mask, so motion features avoid the text (it moves on its own). */
-function textMask(frame: RgbFrame, lines: TextLine[]): Uint8Array {
+/** Union of text boxes (given on a frame `scale` times bigger) as a mask, so motion features avoid the text. */
+function textMask(frame: RgbFrame, lines: TextLine[], scale: number): Uint8Array {
   const mask = new Uint8Array(frame.width * frame.height);
   for (const { box } of lines) {
+    const x0 = Math.max(0, Math.floor(box.x * scale));
+    const x1 = Math.min(frame.width, Math.ceil((box.x + box.width) * scale));
     for (
-      let y = Math.max(0, Math.floor(box.y));
-      y < Math.min(frame.height, Math.ceil(box.y + box.height));
+      let y = Math.max(0, Math.floor(box.y * scale));
+      y < Math.min(frame.height, Math.ceil((box.y + box.height) * scale));
       y++
     ) {
-      mask.fill(
-        255,
-        y * frame.width + Math.max(0, Math.floor(box.x)),
-        y * frame.width + Math.min(frame.width, Math.ceil(box.x + box.width)),
-      );
+      mask.fill(255, y * frame.width + x0, y * frame.width + x1);
     }
   }
   return mask;
+}
+
+/**
+ * The frame at half size (means of 2x2 pixels). Telling scene text from overlays needs the camera's
+ * motion only roughly, so it is measured there, in a quarter of the time.
+ */
+function halved(frame: RgbFrame): RgbFrame {
+  const width = frame.width >> 1;
+  const height = frame.height >> 1;
+  const data = new Uint8Array(width * height * 3);
+  const row = frame.width * 3;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = (2 * y * frame.width + 2 * x) * 3;
+      for (let c = 0; c < 3; c++) {
+        const sum =
+          (frame.data[at + c] as number) +
+          (frame.data[at + 3 + c] as number) +
+          (frame.data[at + row + c] as number) +
+          (frame.data[at + row + 3 + c] as number);
+        data[(y * width + x) * 3 + c] = (sum + 2) >> 2;
+      }
+    }
+  }
+  return { width, height, data };
 }
 
 const WHOLE_FRAME = (frame: RgbFrame) => ({ x: 0, y: 0, width: frame.width, height: frame.height });
@@ -164,7 +187,7 @@ export async function analyseVideo(
   const samples: Array<{ frame: number; detections: Detection[] }> = [];
   const motions = new Map<number, Motion | undefined>();
   let batch: Sampled[] = [];
-  let previous: { frame: RgbFrame; lines: TextLine[] } | null = null;
+  let previous: { small: RgbFrame; lines: TextLine[] } | null = null;
   let lastSampled = Number.NEGATIVE_INFINITY;
   let lastPtsSeconds = 0;
 
@@ -179,20 +202,21 @@ export async function analyseVideo(
     );
     for (const [i, sample] of batch.entries()) {
       const found = lines[i] ?? [];
+      const small = halved(sample.frame);
       if (previous) {
         const estimator = await MotionEstimator.create(
-          previous.frame,
-          textMask(previous.frame, previous.lines),
-          WHOLE_FRAME(sample.frame),
+          previous.small,
+          textMask(previous.small, previous.lines, 0.5),
+          WHOLE_FRAME(small),
         );
         try {
-          const motion = estimator.track(sample.frame, textMask(sample.frame, found));
-          motions.set(sample.index, motion ? scaleMotion(motion, toFull) : undefined);
+          const motion = estimator.track(small, textMask(small, found, 0.5));
+          motions.set(sample.index, motion ? scaleMotion(motion, toFull * 2) : undefined);
         } finally {
           estimator.release();
         }
       }
-      previous = { frame: sample.frame, lines: found };
+      previous = { small, lines: found };
       samples.push({
         frame: sample.index,
         detections: found.map((line) => ({
