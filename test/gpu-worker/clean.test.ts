@@ -7,7 +7,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rgbFrames } from "../../bench/raw-frames";
 import { cleanVideo } from "../../gpu-worker/engine/clean";
+import { probeVideo } from "../../gpu-worker/engine/media/probe";
 import { createOcrEngine, type OcrEngine, type Rect, type RgbFrame } from "../../gpu-worker/engine/ocr/ocr";
+import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
 import { editDistance } from "../helpers/edit-distance";
 
 const run = promisify(execFile);
@@ -244,6 +246,29 @@ describe("cleanVideo on a panning clip with a caption", () => {
     expect(Math.abs(after.duration - before.duration)).toBeLessThan(1 / FPS);
     expect(after.audio?.codec_name).toBe(before.audio?.codec_name);
     expect(await audioPacketsMd5(file("caption-clean.mp4"))).toBe(await audioPacketsMd5(file("caption.mp4")));
+  });
+});
+
+describe("analyseVideo", () => {
+  it("reads a caption that stays on screen once, not again on every sample that sees it", async () => {
+    const isSale = (text: string) => editDistance(normalise(text), "SALE50%OFF") <= 2;
+    let saleReads = 0;
+    const counting: OcrEngine = {
+      ...ocr,
+      recognizeBoxes: async (items) => {
+        const lines = await ocr.recognizeBoxes(items);
+        saleReads += lines.filter(({ text }) => isSale(text)).length;
+        return lines;
+      },
+    };
+    const analysis = await analyseVideo(file("caption.mp4"), await probeVideo(file("caption.mp4")), {
+      ocr: counting,
+    });
+    const caption = analysis.tracks.find(({ text }) => isSale(text));
+    expect(caption, JSON.stringify(analysis.tracks.map(({ text }) => text))).toBeDefined();
+    expect(caption?.erase).toBe(true);
+    expect(caption?.track.detections.length).toBeGreaterThanOrEqual(3);
+    expect(saleReads).toBeLessThan(caption?.track.detections.length ?? 0);
   });
 });
 

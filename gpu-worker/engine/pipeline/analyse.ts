@@ -2,7 +2,7 @@ import { MotionEstimator } from "../fill/motion";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
 import type { OcrEngine, RgbFrame, TextLine } from "../ocr/ocr";
-import { isSceneText, type Motion } from "./classify";
+import { isSceneText, type Motion, project } from "./classify";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
 import { type Box, boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
@@ -47,10 +47,26 @@ export function analysisSize(probe: VideoProbe): { width: number; height: number
   return { width: even(probe.width), height: even(probe.height) };
 }
 
-interface Sampled {
+interface AnalysisFrame {
   index: number;
   frame: RgbFrame;
 }
+
+/** A frame picked for reading, with the frames decoded since the one picked before it. */
+interface Sampled extends AnalysisFrame {
+  gap: AnalysisFrame[];
+}
+
+/** A frame whose lines were read; `small` is it at half size, for the camera's motion. */
+interface ReadFrame extends AnalysisFrame {
+  small: RgbFrame;
+  lines: TextLine[];
+}
+
+/** Gaps shorter than this between two samples are interpolated even when the lines changed. */
+const MIN_GAP_TO_SPLIT = 3;
+/** Boxes overlapping this much (where they were, or where the camera took them) are the same line, not moved. */
+const SAME_PLACE_IOU = 0.7;
 
 /** Below this the reading is a guess: the box still marks text to erase, but its words are not trusted. */
 const MIN_READ_CONFIDENCE = 0.5;
@@ -63,40 +79,32 @@ const SAME_BOX_IOU = 0.9;
 /**
  * Detects and reads the lines of a batch of frames. Unlike a plain OCR read, boxes the detector is
  * sure of are kept even when their words are hard to read (small or stylised letters are still
- * text to erase); such lines carry an empty text. With `before` (the lines of the sample before the
- * batch), a box that sits where a line sat on the sample before takes that line's reading instead of
- * being read again: a caption on screen for seconds is read once.
+ * text to erase); such lines carry an empty text. With `reuse`, a box that sits where a line was
+ * read with confidence on the sample before (`before`: the one before the batch) takes that reading
+ * instead of being read again: a caption on screen for seconds is read once.
  */
 async function readLines(
   ocr: OcrEngine,
   frames: RgbFrame[],
-  before: TextLine[] | null,
+  reading: { reuse: boolean; before: TextLine[] },
 ): Promise<TextLine[][]> {
   const boxes = (await ocr.detect(frames)).map((found) => found.filter((box) => box.score >= MIN_BOX_SCORE));
-  // Per box: the box on the frame before whose reading it takes (its index there), or -1 to read it.
-  const reuse = boxes.map((found, i) =>
-    found.map((box) => {
-      const earlier = i > 0 ? boxes[i - 1] : before;
-      if (!earlier) return -1;
-      return earlier.findIndex((other) => iou(other.box, box.box) >= SAME_BOX_IOU);
-    }),
-  );
-  const toRead = boxes.flatMap((found, i) =>
-    found.flatMap((box, k) => (reuse[i]?.[k] === -1 ? [{ frame: frames[i] as RgbFrame, box }] : [])),
-  );
-  const read = await ocr.recognizeBoxes(toRead);
-  let next = 0;
   const lines: TextLine[][] = [];
+  let earlier = reading.reuse ? reading.before : [];
   for (const [i, found] of boxes.entries()) {
-    const earlier = i > 0 ? lines[i - 1] : before;
-    lines.push(
-      found.map((box, k) => {
-        const from = reuse[i]?.[k] ?? -1;
-        const source = from >= 0 ? (earlier?.[from] as TextLine) : (read[next++] as TextLine);
-        const line = { ...box, text: source.text, confidence: source.confidence };
-        return line.confidence >= MIN_READ_CONFIDENCE ? line : { ...line, text: "" };
-      }),
+    const known = found.map((box) =>
+      earlier.find((line) => line.text !== "" && iou(line.box, box.box) >= SAME_BOX_IOU),
     );
+    const unknown = found.filter((_, k) => !known[k]);
+    const read = await ocr.recognizeBoxes(unknown.map((box) => ({ frame: frames[i] as RgbFrame, box })));
+    let next = 0;
+    const frameLines = found.map((box, k) => {
+      const source = known[k] ?? (read[next++] as TextLine);
+      const line = { ...box, text: source.text, confidence: source.confidence };
+      return line.confidence >= MIN_READ_CONFIDENCE ? line : { ...line, text: "" };
+    });
+    lines.push(frameLines);
+    if (reading.reuse) earlier = frameLines;
   }
   return lines;
 }
@@ -145,6 +153,53 @@ function halved(frame: RgbFrame): RgbFrame {
 
 const WHOLE_FRAME = (frame: RgbFrame) => ({ x: 0, y: 0, width: frame.width, height: frame.height });
 
+/** The camera's motion from one read frame to another, in analysis-frame pixels (measured at half size). */
+async function cameraMotion(from: ReadFrame, to: ReadFrame): Promise<Motion | undefined> {
+  const estimator = await MotionEstimator.create(
+    from.small,
+    textMask(from.small, from.lines, 0.5),
+    WHOLE_FRAME(to.small),
+  );
+  try {
+    const motion = estimator.track(to.small, textMask(to.small, to.lines, 0.5));
+    return motion && scaleMotion(motion, 2);
+  } finally {
+    estimator.release();
+  }
+}
+
+/** The box a box becomes under a motion (the bounding box of its moved corners). */
+function movedBox(box: Box, motion: Motion): Box {
+  const corners = [
+    project(motion, box.x, box.y),
+    project(motion, box.x + box.width, box.y),
+    project(motion, box.x, box.y + box.height),
+    project(motion, box.x + box.width, box.y + box.height),
+  ];
+  const xs = corners.map(([x]) => x);
+  const ys = corners.map(([, y]) => y);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+}
+
+/**
+ * The same lines in the same places on both frames: still, or carried along by the camera. Only
+ * lines that were read count: boxes in textures come and go between frames without being text.
+ */
+function sameLines(before: TextLine[], after: TextLine[], motion: Motion | undefined): boolean {
+  const read = (lines: TextLine[]) => lines.filter(({ text }) => text !== "");
+  const [was, is] = [read(before), read(after)];
+  if (was.length !== is.length) return false;
+  return is.every(({ box }) =>
+    was.some(
+      (line) =>
+        iou(line.box, box) >= SAME_PLACE_IOU ||
+        (motion !== undefined && iou(movedBox(line.box, motion), box) >= SAME_PLACE_IOU),
+    ),
+  );
+}
+
 /** Moves the first and last frame of a track to where its box's picture changes most (within one frame). */
 function refineEnds(track: Track, sampled: number[], signatures: Uint8Array[], probe: VideoProbe): void {
   const cellsAt = (frame: number) => cellsOf(boxAt(track, frame), probe.width, probe.height);
@@ -187,53 +242,65 @@ export async function analyseVideo(
   const samples: Array<{ frame: number; detections: Detection[] }> = [];
   const motions = new Map<number, Motion | undefined>();
   let batch: Sampled[] = [];
-  let previous: { small: RgbFrame; lines: TextLine[] } | null = null;
+  let previous: ReadFrame | null = null;
   let lastSampled = Number.NEGATIVE_INFINITY;
   let lastPtsSeconds = 0;
 
+  const reading = { reuse: !options.texts };
+  /** Keeps a read frame as a sample, with the camera's motion from the sample before it. */
+  const record = (read: ReadFrame, motion: Motion | undefined) => {
+    if (previous) motions.set(read.index, motion ? scaleMotion(motion, toFull) : undefined);
+    previous = read;
+    samples.push({
+      frame: read.index,
+      detections: read.lines.map((line) => ({
+        frame: read.index,
+        box: {
+          x: line.box.x * toFull,
+          y: line.box.y * toFull,
+          width: line.box.width * toFull,
+          height: line.box.height * toFull,
+        },
+        text: line.text,
+        confidence: line.confidence,
+      })),
+    });
+  };
+  /**
+   * Records `to`, read after `from`: when the lines differ between the two (text appeared, left, or
+   * moved other than with the camera), the frame halfway between is read first, and so on, so that
+   * sliding or changing text is followed to within a few frames.
+   */
+  const settle = async (from: ReadFrame, to: ReadFrame, gap: AnalysisFrame[]): Promise<void> => {
+    const motion = await cameraMotion(from, to);
+    if (gap.length < MIN_GAP_TO_SPLIT || sameLines(from.lines, to.lines, motion)) {
+      record(to, motion);
+      return;
+    }
+    const half = gap.length >> 1;
+    const middle = gap[half] as AnalysisFrame;
+    const [lines = []] = await readLines(options.ocr, [middle.frame], { ...reading, before: from.lines });
+    const read = { ...middle, small: halved(middle.frame), lines };
+    await settle(from, read, gap.slice(0, half));
+    await settle(read, to, gap.slice(half + 1));
+  };
   const readBatch = async () => {
     if (batch.length === 0) return;
-    // With the customer's texts every box is read: two lines in one place must not share a reading.
-    const before = options.texts ? null : (previous?.lines ?? null);
     const lines = await readLines(
       options.ocr,
       batch.map((s) => s.frame),
-      before,
+      // With the customer's texts every box is read: two lines in one place must not share a reading.
+      { ...reading, before: previous?.lines ?? [] },
     );
     for (const [i, sample] of batch.entries()) {
-      const found = lines[i] ?? [];
-      const small = halved(sample.frame);
-      if (previous) {
-        const estimator = await MotionEstimator.create(
-          previous.small,
-          textMask(previous.small, previous.lines, 0.5),
-          WHOLE_FRAME(small),
-        );
-        try {
-          const motion = estimator.track(small, textMask(small, found, 0.5));
-          motions.set(sample.index, motion ? scaleMotion(motion, toFull * 2) : undefined);
-        } finally {
-          estimator.release();
-        }
-      }
-      previous = { small, lines: found };
-      samples.push({
-        frame: sample.index,
-        detections: found.map((line) => ({
-          frame: sample.index,
-          box: {
-            x: line.box.x * toFull,
-            y: line.box.y * toFull,
-            width: line.box.width * toFull,
-            height: line.box.height * toFull,
-          },
-          text: line.text,
-          confidence: line.confidence,
-        })),
-      });
+      const read = { ...sample, small: halved(sample.frame), lines: lines[i] ?? [] };
+      if (previous) await settle(previous, read, sample.gap);
+      else record(read, undefined);
     }
     batch = [];
   };
+  // Frames decoded since the last sample: read when the lines differ on the samples around them.
+  let gap: AnalysisFrame[] = [];
 
   for await (const frame of decodeFrames(path, probe, { size, signal: options.signal })) {
     const signature = frameSignature(frame.data, size.width, size.height);
@@ -242,10 +309,17 @@ export async function analyseVideo(
       suddenChangeShare(signatures.at(-2), signatures.at(-1) as Uint8Array, signature) > CHANGE_TRIGGER;
     signatures.push(signature);
     lastPtsSeconds = frame.ptsSeconds;
+    const analysisFrame = {
+      index: frame.index,
+      frame: { width: size.width, height: size.height, data: frame.data },
+    };
     if (frame.index - lastSampled >= interval || (changed && frame.index - lastSampled >= 2)) {
-      batch.push({ index: frame.index, frame: { width: size.width, height: size.height, data: frame.data } });
+      batch.push({ ...analysisFrame, gap });
+      gap = [];
       lastSampled = frame.index;
       if (batch.length >= DETECT_BATCH) await readBatch();
+    } else {
+      gap.push(analysisFrame);
     }
     options.onProgress?.(Math.min(1, (frame.index + 1) / Math.max(1, probe.frameCount)));
   }

@@ -3,7 +3,8 @@ import type { Box, Detection, Track } from "./tracks";
 /** A 3x3 homography, row-major: how the background moved from one sampled frame to the next. */
 export type Motion = readonly number[];
 
-function project(h: Motion, x: number, y: number): [number, number] {
+/** Where point (x, y) lands under the motion. */
+export function project(h: Motion, x: number, y: number): [number, number] {
   const w = (h[6] as number) * x + (h[7] as number) * y + (h[8] as number);
   return [
     ((h[0] as number) * x + (h[1] as number) * y + (h[2] as number)) / w,

@@ -88,20 +88,24 @@ export function buildTracks(samples: ReadonlyArray<{ frame: number; detections: 
   return tracks;
 }
 
-/** The track's box on a frame: interpolated between its detections, held at its ends. */
+/**
+ * The track's box on a frame: between two detections, the union of their boxes (a line that slid
+ * or grew between them is somewhere inside it; the analysis reads moving text every few frames, so
+ * the union stays tight); held at its ends.
+ */
 export function boxAt(track: Track, frame: number): Box {
   const { detections } = track;
   const after = detections.findIndex((d) => d.frame >= frame);
   if (after <= 0) return (detections[after === 0 ? 0 : detections.length - 1] as Detection).box;
-  const a = detections[after - 1] as Detection;
-  const b = detections[after] as Detection;
-  const t = (frame - a.frame) / (b.frame - a.frame);
-  const lerp = (p: number, q: number) => p + (q - p) * t;
+  const a = (detections[after - 1] as Detection).box;
+  const b = (detections[after] as Detection).box;
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
   return {
-    x: lerp(a.box.x, b.box.x),
-    y: lerp(a.box.y, b.box.y),
-    width: lerp(a.box.width, b.box.width),
-    height: lerp(a.box.height, b.box.height),
+    x,
+    y,
+    width: Math.max(a.x + a.width, b.x + b.width) - x,
+    height: Math.max(a.y + a.height, b.y + b.height) - y,
   };
 }
 
