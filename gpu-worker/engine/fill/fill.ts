@@ -1,7 +1,7 @@
 import { featherSeams } from "./blend";
 import { type CropWork, cropWork, Source } from "./crop";
 import { MotionEstimator } from "./motion";
-import { clip, fillRegions, union } from "./regions";
+import { clip, fillRegions, grow, union } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
 import {
@@ -169,8 +169,4 @@ function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): v
 
 function hasUnfilled(work: CropWork): boolean {
   return work.masked.some((masked, i) => masked && work.source[i] === Source.none);
-}
-
-function grow(rect: Rect, by: number): Rect {
-  return { x: rect.x - by, y: rect.y - by, width: rect.width + 2 * by, height: rect.height + 2 * by };
 }

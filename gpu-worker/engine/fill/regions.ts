@@ -6,7 +6,7 @@ import type { Rect } from "./types";
  * frame, with crops that touch merged, so every masked pixel lies in exactly one crop at native resolution.
  */
 export async function fillRegions(mask: Uint8Array, width: number, height: number, margin: number) {
-  const bounds = maskBounds(mask, width, height);
+  const bounds = maskExtent(mask, width, height);
   if (!bounds) return [];
   const { cv } = await loadOpenCv();
   // Labelled within the mask's bounding box only: text covers a small part of the frame.
@@ -25,16 +25,7 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
     for (let label = 1; label < count; label += 1) {
       const [left = 0, top = 0, w = 0, h = 0] = stats.data32S.subarray(label * 5, label * 5 + 4);
       grown.push(
-        clip(
-          {
-            x: bounds.x + left - margin,
-            y: bounds.y + top - margin,
-            width: w + 2 * margin,
-            height: h + 2 * margin,
-          },
-          width,
-          height,
-        ),
+        clip(grow({ x: bounds.x + left, y: bounds.y + top, width: w, height: h }, margin), width, height),
       );
     }
     return mergeTouching(grown);
@@ -44,7 +35,7 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
 }
 
 /** The smallest rectangle holding every set pixel of the mask; null when none is set. */
-export function maskBounds(mask: Uint8Array, width: number, height: number): Rect | null {
+export function maskExtent(mask: Uint8Array, width: number, height: number): Rect | null {
   let top = -1;
   let bottom = -1;
   for (let y = 0; y < height && top < 0; y += 1) if (rowHasMask(mask, y * width, width)) top = y;
@@ -63,6 +54,10 @@ export function maskBounds(mask: Uint8Array, width: number, height: number): Rec
 function rowHasMask(mask: Uint8Array, start: number, width: number): boolean {
   for (let x = start; x < start + width; x += 1) if (mask[x]) return true;
   return false;
+}
+
+export function grow(rect: Rect, by: number): Rect {
+  return { x: rect.x - by, y: rect.y - by, width: rect.width + 2 * by, height: rect.height + 2 * by };
 }
 
 export function clip(rect: Rect, width: number, height: number): Rect {

@@ -1,3 +1,4 @@
+import { clip, grow, maskExtent } from "../fill/regions";
 import type { OcrEngine, RgbFrame } from "../ocr/ocr";
 
 export interface Region {
@@ -9,29 +10,8 @@ export interface Region {
 
 /** Bounding box of the marked pixels, grown by `margin` and kept inside the frame; null for an empty mask. */
 export function maskBounds(mask: Uint8Array, width: number, height: number, margin: number): Region | null {
-  let x0 = width;
-  let y0 = height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      if (mask[row + x] !== 255) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
-  if (x1 < 0) return null;
-  const left = Math.max(0, x0 - margin);
-  const top = Math.max(0, y0 - margin);
-  return {
-    x: left,
-    y: top,
-    width: Math.min(width, x1 + margin + 1) - left,
-    height: Math.min(height, y1 + margin + 1) - top,
-  };
+  const extent = maskExtent(mask, width, height);
+  return extent && clip(grow(extent, margin), width, height);
 }
 
 export function cropFrame(frame: RgbFrame, region: Region): RgbFrame {
