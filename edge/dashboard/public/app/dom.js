@@ -28,6 +28,30 @@ export function h(tag, attrs = {}, ...children) {
   return element;
 }
 
+/**
+ * A captioned table in its scrolling wrapper, with a header row of column names (and a hidden
+ * "Actions" column when the rows carry buttons) over `body`.
+ * @param {{ caption: string, hiddenCaption?: boolean, columns: string[], actions?: boolean }} layout
+ * @param {HTMLTableSectionElement} body
+ */
+export function dataTable(layout, body) {
+  const headers = layout.columns.map((label) => h("th", { scope: "col" }, label));
+  if (layout.actions) {
+    headers.push(h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")));
+  }
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      {},
+      h("caption", { class: layout.hiddenCaption ? "visually-hidden" : undefined }, layout.caption),
+      h("thead", {}, h("tr", {}, ...headers)),
+      body,
+    ),
+  );
+}
+
 /** @param {string | null | undefined} iso */
 export function when(iso) {
   return iso ? new Date(iso).toLocaleString() : "—";

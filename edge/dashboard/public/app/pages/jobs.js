@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { announce, errorBox, h, integer, repeat, when } from "../dom.js";
+import { announce, dataTable, errorBox, h, integer, repeat, when } from "../dom.js";
 import { isActive, percent, STATUSES, stageLabel } from "../jobs-format.js";
 
 const POLL_MS = 2000;
@@ -84,27 +84,14 @@ export async function renderJobs(view, query) {
     h("h1", {}, "Jobs"),
     h("p", { class: "field inline" }, h("label", { for: "status-filter" }, "Status"), filter),
     problems,
-    h(
-      "div",
-      { class: "table-wrap" },
-      h(
-        "table",
-        {},
-        h("caption", { class: "visually-hidden" }, "Your jobs, newest first"),
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            ...["File", "Status", "Stage", "Progress", "Credits", "Created"].map((label) =>
-              h("th", { scope: "col" }, label),
-            ),
-            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
-          ),
-        ),
-        body,
-      ),
+    dataTable(
+      {
+        caption: "Your jobs, newest first",
+        hiddenCaption: true,
+        columns: ["File", "Status", "Stage", "Progress", "Credits", "Created"],
+        actions: true,
+      },
+      body,
     ),
     empty,
   );

@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { announce, confirmDialog, errorBox, h, when } from "../dom.js";
+import { announce, confirmDialog, dataTable, errorBox, h, when } from "../dom.js";
 
 /**
  * API keys: the list (prefix, name, created, last used), a new key shown once, revoke with confirmation.
@@ -93,27 +93,9 @@ export async function renderKeys(view) {
     h("p", {}, "Keys let your own systems use the API (Growth and Scale plans). The dashboard needs none."),
     problems,
     create,
-    h(
-      "div",
-      { class: "table-wrap" },
-      h(
-        "table",
-        {},
-        h("caption", {}, "Your keys"),
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            ...["Key", "Name", "Created", "Last used", "State"].map((label) =>
-              h("th", { scope: "col" }, label),
-            ),
-            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
-          ),
-        ),
-        body,
-      ),
+    dataTable(
+      { caption: "Your keys", columns: ["Key", "Name", "Created", "Last used", "State"], actions: true },
+      body,
     ),
   );
   await refresh();

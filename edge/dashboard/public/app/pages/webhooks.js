@@ -1,6 +1,6 @@
 // @ts-check
 import { ApiFailure, call } from "../api.js";
-import { announce, confirmDialog, errorBox, h, repeat, when } from "../dom.js";
+import { announce, confirmDialog, dataTable, errorBox, h, repeat, when } from "../dom.js";
 
 const POLL_MS = 2000;
 
@@ -128,26 +128,12 @@ export async function renderWebhooks(view) {
     form,
     secret,
     h("p", { class: "actions" }, sendTest, " ", rotate),
-    h(
-      "div",
-      { class: "table-wrap" },
-      h(
-        "table",
-        {},
-        h("caption", {}, "Recent events and their delivery"),
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            ...["Event", "Sent", "Delivery", "Attempts", "Delivered"].map((label) =>
-              h("th", { scope: "col" }, label),
-            ),
-          ),
-        ),
-        deliveries,
-      ),
+    dataTable(
+      {
+        caption: "Recent events and their delivery",
+        columns: ["Event", "Sent", "Delivery", "Attempts", "Delivered"],
+      },
+      deliveries,
     ),
   );
   return repeat(POLL_MS, async () => {
