@@ -8,7 +8,7 @@ import { selectVideoEncoder } from "./media/video-encoder";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
 import { analyseVideo, type TextTrack } from "./pipeline/analyse";
 import { dilate } from "./pipeline/dilate";
-import { markTextLine } from "./pipeline/masks";
+import { type LineLook, markTextLine, newLineLook } from "./pipeline/masks";
 import { boxAt } from "./pipeline/tracks";
 import { residualText } from "./pipeline/verify";
 
@@ -34,12 +34,21 @@ function assertComplete(probe: VideoProbe, lastPtsSeconds: number): void {
   }
 }
 
-/** The mask of one frame: every line to erase that is on screen then. */
-function frameMask(frame: RgbFrame, index: number, tracks: TextTrack[]): Uint8Array | null {
+/** The mask of one frame: every line to erase that is on screen then; `looks` by track id. */
+function frameMask(
+  frame: RgbFrame,
+  index: number,
+  tracks: TextTrack[],
+  looks: Map<number, LineLook>,
+): Uint8Array | null {
   const active = tracks.filter(({ track }) => track.first <= index && index <= track.last);
   if (active.length === 0) return null;
   const mask = new Uint8Array(frame.width * frame.height);
-  for (const { track } of active) markTextLine(frame, boxAt(track, index), mask);
+  for (const { track } of active) {
+    const look = looks.get(track.id) ?? newLineLook();
+    looks.set(track.id, look);
+    markTextLine(frame, boxAt(track, index), mask, look);
+  }
   return mask;
 }
 
@@ -79,6 +88,8 @@ export async function cleanVideo(
     const chain = new MotionChain();
     // Frames without text share one empty mask (neighbours still need one), never written to.
     const noText = new Uint8Array(probe.width * probe.height);
+    // What each line's earlier frames showed of its shaded box.
+    const looks = new Map<number, LineLook>();
     let previous: PreviousFill | undefined;
     let cleaned = 0;
     let residualLines = 0;
@@ -125,7 +136,7 @@ export async function cleanVideo(
       let lastArrived = -1;
       for await (const frame of decodeFrames(input, probe, signal ? { signal } : {})) {
         const rgb = { width: probe.width, height: probe.height, data: frame.data };
-        const mask = frameMask(rgb, frame.index, tracks);
+        const mask = frameMask(rgb, frame.index, tracks, looks);
         window.push({
           frame: rgb,
           mask: mask ?? noText,

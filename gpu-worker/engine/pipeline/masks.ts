@@ -81,17 +81,87 @@ function otsu(histogram: Uint32Array, total: number): number {
 const MIN_GLYPH_CONTRAST = 28;
 
 /**
+ * What the earlier frames of one line showed of its shaded box, so every frame of the line gets
+ * the same answer: a box found on some frames and missed on others (its edge against a background
+ * of the same brightness) would leave the box on the frames it was missed on.
+ */
+export interface LineLook {
+  /** The union of the boxes found so far, placed as if the text's centre were at `centre`. */
+  box?: Rect;
+  centre?: { x: number; y: number };
+  found: number;
+  checks: number;
+}
+
+export function newLineLook(): LineLook {
+  return { found: 0, checks: 0 };
+}
+
+/** Frames a line is searched for a box before it is taken to have none. */
+const BOX_CHECKS = 8;
+/**
+ * Text boxes read on different frames of a still line differ by a few pixels: a shift of the text's
+ * centre below this is such jitter and leaves the box where it was found.
+ */
+const CENTRE_JITTER = 8;
+
+function centreOf(rect: Rect): { x: number; y: number } {
+  return { x: (rect.x0 + rect.x1) / 2, y: (rect.y0 + rect.y1) / 2 };
+}
+
+/** The remembered box moved with the text (a sliding line), or left in place when the text did not move. */
+function placedBox(look: LineLook, textRect: Rect, image: RgbImage): Rect | null {
+  const { box, centre } = look;
+  if (!box || !centre) return null;
+  const now = centreOf(textRect);
+  const shift = (d: number) => (Math.abs(d) < CENTRE_JITTER ? 0 : Math.round(d));
+  const dx = shift(now.x - centre.x);
+  const dy = shift(now.y - centre.y);
+  return {
+    x0: Math.max(0, box.x0 + dx),
+    y0: Math.max(0, box.y0 + dy),
+    x1: Math.min(image.width, box.x1 + dx),
+    y1: Math.min(image.height, box.y1 + dy),
+  };
+}
+
+/** The line's box on this frame: searched for until found twice (or never in the first frames), then remembered. */
+function rememberedBox(image: RgbImage, box: Box, textRect: Rect, look: LineLook): Rect | null {
+  const searching = look.found < 2 && !(look.found === 0 && look.checks >= BOX_CHECKS);
+  if (!searching) return look.found >= 2 ? placedBox(look, textRect, image) : null;
+  look.checks++;
+  const found = shadedBox(image, box, textRect);
+  if (!found) return null;
+  const known = placedBox(look, textRect, image);
+  look.box = known ? unionRect(known, found) : found;
+  look.centre = centreOf(textRect);
+  look.found++;
+  return look.box;
+}
+
+function unionRect(a: Rect, b: Rect): Rect {
+  return {
+    x0: Math.min(a.x0, b.x0),
+    y0: Math.min(a.y0, b.y0),
+    x1: Math.max(a.x1, b.x1),
+    y1: Math.max(a.y1, b.y1),
+  };
+}
+
+/**
  * Marks the glyphs of one text line (not its whole box): pixels inside the box whose colour stands
  * apart from the background around the box (Otsu's cut on the distance), grown by a few pixels to
  * take the outline, shadow and anti-aliased edge. A caption drawn on its own shaded box gets the
  * whole box marked, since the box is part of the overlay. Returns the number of pixels marked.
  */
-export function markTextLine(image: RgbImage, box: Box, mask: Uint8Array): number {
+export function markTextLine(image: RgbImage, box: Box, mask: Uint8Array, look?: LineLook): number {
   const { width, height, data } = image;
   const textRect = clampRect(box, 0, width, height);
   const pad = Math.max(2, Math.round(box.height * 0.35));
   const around = clampRect(box, pad, width, height);
   if (textRect.x1 <= textRect.x0 || textRect.y1 <= textRect.y0) return 0;
+  const shaded = look ? rememberedBox(image, box, textRect, look) : shadedBox(image, box, textRect);
+  if (shaded) return fillRect(mask, width, shaded);
   const background = ringMedian(image, around, textRect);
   const boxWidth = textRect.x1 - textRect.x0;
   const distances = new Uint8Array(boxWidth * (textRect.y1 - textRect.y0));
@@ -108,8 +178,6 @@ export function markTextLine(image: RgbImage, box: Box, mask: Uint8Array): numbe
       histogram[d] = (histogram[d] as number) + 1;
     }
   }
-  const shaded = shadedBox(image, box, textRect);
-  if (shaded) return fillRect(mask, width, shaded);
   const cut = Math.max(otsu(histogram, distances.length), MIN_GLYPH_CONTRAST);
   const grow = Math.max(2, Math.round(box.height * 0.12));
   // The glyphs on a local canvas with room for the growth, grown there, then added to the mask.
@@ -150,7 +218,17 @@ function fillRect(mask: Uint8Array, width: number, rect: Rect): number {
   return marked;
 }
 
-/** Share of the pixels along a row (or column) segment that step in brightness from the line before it. */
+/** Colour change (largest channel difference) above which a pixel steps across an edge. */
+const EDGE_STEP = 12;
+/** Pixels this close (largest channel difference) to the line's mean colour count as the box's solid fill. */
+const SOLID_TOLERANCE = 16;
+
+/**
+ * Share of the pixels along a row (or column) segment that step in colour from the line beyond it,
+ * when the steps look like a box's edge: a darker or lighter see-through box steps the same way in
+ * brightness all along, and a solid box has one colour along its edge whatever lies behind it.
+ * Texture steps back and forth and is not uniform, and scores 0.
+ */
 function edgeStrength(
   image: RgbImage,
   horizontal: boolean,
@@ -159,28 +237,42 @@ function edgeStrength(
   to: number,
   inward: number,
 ): number {
-  const luma = (x: number, y: number) => {
-    const i = (y * image.width + x) * 3;
-    return (
-      0.299 * (image.data[i] as number) +
-      0.587 * (image.data[i + 1] as number) +
-      0.114 * (image.data[i + 2] as number)
-    );
-  };
+  const { data, width } = image;
+  const count = Math.max(1, to - from);
+  const pixel = (t: number, offset: number) =>
+    ((horizontal ? (at - offset) * width + t : t * width + at - offset) * 3) as number;
+  const mean = [0, 0, 0];
+  for (let t = from; t < to; t++) {
+    const i = pixel(t, 0);
+    for (let c = 0; c < 3; c++) mean[c] = (mean[c] as number) + (data[i + c] as number) / count;
+  }
   let stepping = 0;
   let sign = 0;
+  let solid = 0;
   for (let t = from; t < to; t++) {
-    const [xIn, yIn, xOut, yOut] = horizontal ? [t, at, t, at - inward] : [at, t, at - inward, t];
-    const step = luma(xIn, yIn) - luma(xOut, yOut);
-    if (Math.abs(step) > 12) {
-      stepping++;
-      sign += Math.sign(step);
+    const i = pixel(t, 0);
+    const o = pixel(t, inward);
+    let step = 0;
+    let offMean = 0;
+    let brighter = 0;
+    for (let c = 0; c < 3; c++) {
+      const here = data[i + c] as number;
+      const difference = here - (data[o + c] as number);
+      step = Math.max(step, Math.abs(difference));
+      brighter += (LUMA[c] as number) * difference;
+      offMean = Math.max(offMean, Math.abs(here - (mean[c] as number)));
     }
+    if (step > EDGE_STEP) {
+      stepping++;
+      sign += Math.sign(brighter);
+    }
+    if (offMean <= SOLID_TOLERANCE) solid++;
   }
-  const count = Math.max(1, to - from);
-  // A box edge steps the same way all along (a darker or lighter box), not back and forth (texture).
-  return Math.abs(sign) / count > 0.6 ? stepping / count : 0;
+  const boxLike = Math.abs(sign) / count > 0.6 || solid / count > 0.85;
+  return boxLike ? stepping / count : 0;
 }
+
+const LUMA = [0.299, 0.587, 0.114] as const;
 
 /** The strongest box edge between `near` (just outside the text) and `far` (a line height beyond). */
 function findEdge(
@@ -228,7 +320,8 @@ function shadedBox(image: RgbImage, box: Box, rect: Rect): Rect | null {
   const left = findEdge(image, false, rect.x0, Math.max(0, rect.x0 - sideways), top, bottom);
   const right = findEdge(image, false, rect.x1, Math.min(image.width - 1, rect.x1 + sideways), top, bottom);
   if (left === null || right === null) return null;
-  const margin = 2;
+  // Chroma is stored at half resolution: a coloured box bleeds a pixel or two past its edge.
+  const margin = 3;
   return {
     x0: Math.max(0, left - margin),
     y0: Math.max(0, top - margin),

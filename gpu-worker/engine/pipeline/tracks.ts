@@ -49,6 +49,8 @@ function sameLine(previous: Detection, next: Detection): boolean {
   if (overlap >= 0.5) return true; // the same place on screen: the same line, however it was read
   if (!similarText(previous.text, next.text)) return false;
   if (overlap >= 0.3) return true;
+  // A line that moved must have been read both times: an unread box elsewhere is some other text.
+  if (normaliseText(previous.text) === "" || normaliseText(next.text) === "") return false;
   const dx = Math.abs(previous.box.x + previous.box.width / 2 - (next.box.x + next.box.width / 2));
   const dy = Math.abs(previous.box.y + previous.box.height / 2 - (next.box.y + next.box.height / 2));
   const size = Math.max(previous.box.height, next.box.height);

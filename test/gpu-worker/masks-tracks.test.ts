@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { markTextLine, newLineLook } from "../../gpu-worker/engine/pipeline/masks";
+import { buildTracks, type Detection } from "../../gpu-worker/engine/pipeline/tracks";
+
+const WIDTH = 320;
+const HEIGHT = 180;
+const RED: [number, number, number] = [210, 40, 40];
+/** The price tag's box, and the text box a detector gives inside it. */
+const TAG = { x0: 100, y0: 60, x1: 220, y1: 110 };
+const TEXT_BOX = { x: 110, y: 68, width: 100, height: 34 };
+
+type Paint = (x: number, y: number) => [number, number, number];
+
+/** A frame painted by `background`, with a solid red tag holding white letter-like bars. */
+function tagFrame(background: Paint): { width: number; height: number; data: Uint8Array } {
+  const data = new Uint8Array(WIDTH * HEIGHT * 3);
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      const onTag = x >= TAG.x0 && x < TAG.x1 && y >= TAG.y0 && y < TAG.y1;
+      const onLetter = onTag && y >= 74 && y < 96 && x >= 114 && x < 206 && x % 10 < 6;
+      data.set(onLetter ? [255, 255, 255] : onTag ? RED : background(x, y), (y * WIDTH + x) * 3);
+    }
+  }
+  return { width: WIDTH, height: HEIGHT, data };
+}
+
+/** Bright yellow on the left, dark blue on the right: the tag's edges step both ways in brightness. */
+const splitBackground: Paint = (x) => (x < 160 ? [235, 205, 60] : [20, 25, 90]);
+
+function tagPixelsMissed(mask: Uint8Array): number {
+  let missed = 0;
+  for (let y = TAG.y0; y < TAG.y1; y++) {
+    for (let x = TAG.x0; x < TAG.x1; x++) if (!mask[y * WIDTH + x]) missed++;
+  }
+  return missed;
+}
+
+describe("markTextLine on a caption's own box", () => {
+  it("marks the whole solid tag, even where the background behind it is lighter on one side and darker on the other", () => {
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(tagFrame(splitBackground), TEXT_BOX, mask);
+    expect(tagPixelsMissed(mask)).toBe(0);
+    // The box, a few pixels for chroma bleed, and nothing far beyond it.
+    expect(mask[40 * WIDTH + 160]).toBe(0);
+    expect(mask[85 * WIDTH + 60]).toBe(0);
+  });
+
+  it("keeps the tag found on earlier frames of the line on a frame where one of its edges cannot be seen", () => {
+    const look = newLineLook();
+    for (let frame = 0; frame < 2; frame++) {
+      markTextLine(tagFrame(splitBackground), TEXT_BOX, new Uint8Array(WIDTH * HEIGHT), look);
+    }
+    // Red from the tag to the frame's right edge: that edge vanishes, and alone the frame shows no box.
+    const hidden = tagFrame((x, y) =>
+      x >= TAG.x1 && y >= TAG.y0 - 10 && y < TAG.y1 + 10 ? RED : splitBackground(x, y),
+    );
+    const alone = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(hidden, TEXT_BOX, alone);
+    expect(tagPixelsMissed(alone)).toBeGreaterThan(0);
+    const remembered = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(hidden, TEXT_BOX, remembered, look);
+    expect(tagPixelsMissed(remembered)).toBe(0);
+  });
+});
+
+describe("buildTracks", () => {
+  const hook = { x: 386, y: 50, width: 512, height: 52 };
+  const read = (frame: number, box: Detection["box"], text: string): Detection => ({
+    frame,
+    box,
+    text,
+    confidence: text ? 0.95 : 0.3,
+  });
+
+  it("does not carry a line on to an unread box elsewhere once the line has gone", () => {
+    const tracks = buildTracks([
+      { frame: 0, detections: [read(0, hook, "WAIT FOR THE END")] },
+      { frame: 13, detections: [read(13, hook, "WAIT FOR THE END")] },
+      { frame: 26, detections: [read(26, { x: 762, y: 22, width: 54, height: 32 }, "")] },
+    ]);
+    expect(tracks.map((track) => [track.first, track.last])).toEqual([
+      [0, 13],
+      [26, 26],
+    ]);
+  });
+
+  it("still follows a line that slides, read on both samples", () => {
+    const tracks = buildTracks([
+      { frame: 0, detections: [read(0, hook, "NEW DROP TODAY")] },
+      { frame: 4, detections: [read(4, { ...hook, x: hook.x + 120 }, "NEW DROP TODAY")] },
+    ]);
+    expect(tracks).toHaveLength(1);
+  });
+});
