@@ -1,4 +1,5 @@
 import { loadOpenCv, type OpenCv, release } from "./opencv";
+import { profileShift } from "./profile-shift";
 import type { Homography, Rect, RgbFrame } from "./types";
 
 type Mat = InstanceType<OpenCv["Mat"]>;
@@ -14,6 +15,8 @@ const MASK_CLEARANCE = 4;
  * of the pixels at 720p); they are tracked at native resolution, where LK is most precise.
  */
 const CORNER_LONG_SIDE = 640;
+/** The largest shift between neighbouring frames the profile fallback looks for, in pixels. */
+const MAX_PROFILE_SHIFT = 32;
 
 /**
  * Estimates camera motion from one frame (the one being filled) to its neighbours on the unmasked
@@ -28,30 +31,35 @@ export class MotionEstimator {
     private readonly roi: Rect,
     private readonly grey: Mat,
     private readonly corners: Mat,
+    private readonly usable: Mat,
   ) {}
 
   static async create(frame: RgbFrame, mask: Uint8Array, roi: Rect): Promise<MotionEstimator> {
     const { cv } = await loadOpenCv();
     const grey = greyMat(cv, frame, roi);
     const usable = clearOfMask(cv, mask, frame.width, roi);
-    try {
-      const corners = findCorners(
-        cv,
-        grey,
-        usable,
-        Math.floor(Math.max(frame.width, frame.height) / CORNER_LONG_SIDE),
-      );
-      return new MotionEstimator(cv, roi, grey, corners);
-    } finally {
-      release(usable);
-    }
+    const corners = findCorners(
+      cv,
+      grey,
+      usable,
+      Math.floor(Math.max(frame.width, frame.height) / CORNER_LONG_SIDE),
+    );
+    return new MotionEstimator(cv, roi, grey, corners, usable);
   }
 
   /** The homography mapping pixels of the source frame to `frame`, or undefined when it cannot be trusted. */
   track(frame: RgbFrame, mask: Uint8Array): Homography | undefined {
+    const target = greyMat(this.cv, frame, this.roi);
+    try {
+      return this.trackCorners(target, mask, frame.width) ?? this.trackProfiles(target, mask, frame.width);
+    } finally {
+      release(target);
+    }
+  }
+
+  private trackCorners(target: Mat, mask: Uint8Array, width: number): Homography | undefined {
     const cv = this.cv;
     if (this.corners.rows < MIN_INLIERS) return undefined;
-    const target = greyMat(cv, frame, this.roi);
     const tracked = new cv.Mat();
     const status = new cv.Mat();
     const trackError = new cv.Mat();
@@ -68,15 +76,34 @@ export class MotionEstimator {
         3,
         criteria,
       );
-      const pairs = this.keptPairs(tracked, status, mask, frame.width);
+      const pairs = this.keptPairs(tracked, status, mask, width);
       return pairs ? fitHomography(cv, pairs.from, pairs.to) : undefined;
     } finally {
-      release(target, tracked, status, trackError);
+      release(tracked, status, trackError);
+    }
+  }
+
+  /** Where corners fail (flat bars, stripes), a translation from the region's row and column profiles. */
+  private trackProfiles(target: Mat, mask: Uint8Array, width: number): Homography | undefined {
+    const usable = clearOfMask(this.cv, mask, width, this.roi);
+    try {
+      const region = (grey: Mat, clear: Mat) => ({
+        grey: grey.data,
+        usable: clear.data,
+        width: this.roi.width,
+        height: this.roi.height,
+      });
+      const shift = profileShift(region(this.grey, this.usable), region(target, usable), MAX_PROFILE_SHIFT);
+      if (!shift) return undefined;
+      // The region's own coordinates differ from the frame's by an offset a translation ignores.
+      return [1, 0, shift.dx, 0, 1, shift.dy, 0, 0, 1];
+    } finally {
+      release(usable);
     }
   }
 
   release(): void {
-    release(this.grey, this.corners);
+    release(this.grey, this.corners, this.usable);
   }
 
   /** Tracks that succeeded and landed on unmasked pixels inside the region, in frame coordinates. */
