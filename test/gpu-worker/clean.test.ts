@@ -272,6 +272,42 @@ describe("analyseVideo", () => {
   });
 });
 
+describe("analyseVideo on a line sliding in over the frame's edge", () => {
+  it("starts erasing on the first frame a sliver of it shows, not when most of it is in", async () => {
+    const slide = [
+      `fontfile=${FONT_FILE}`,
+      "text='NEW DROP TODAY'",
+      "fontsize=40",
+      "fontcolor=white",
+      "borderw=3",
+      "x='-text_w+(t-0.4)*w*0.9'",
+      "y=150",
+      "enable='gte(t,0.4)'",
+    ].join(":");
+    const clip = file("slide.mp4");
+    await ffmpeg([
+      ...["-f", "lavfi", "-i", `${PAN},trim=end_frame=${2 * FPS},format=yuv420p,drawtext=${slide}`],
+      ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", clip],
+    ]);
+    // The truth: the line drawn alone on black, frame by frame.
+    const alone = await ffmpeg([
+      ...["-f", "lavfi", "-i", `color=black:s=${WIDTH}x${HEIGHT}:r=${FPS},drawtext=${slide}`],
+      ...["-frames:v", "30", "-pix_fmt", "gray", "-f", "rawvideo", "-"],
+    ]);
+    const frameSize = WIDTH * HEIGHT;
+    let firstShown = -1;
+    for (let f = 0; f < 30 && firstShown < 0; f++) {
+      if (alone.subarray(f * frameSize, (f + 1) * frameSize).some((value) => value > 40)) firstShown = f;
+    }
+    const analysis = await analyseVideo(clip, await probeVideo(clip), { ocr });
+    const line = analysis.tracks.find(({ text }) => editDistance(normalise(text), "NEWDROPTODAY") <= 3);
+    expect(line, JSON.stringify(analysis.tracks.map(({ text }) => text))).toBeDefined();
+    expect(line?.erase).toBe(true);
+    expect(line?.track.first).toBeLessThanOrEqual(firstShown);
+    expect(line?.track.first).toBeGreaterThanOrEqual(firstShown - 1);
+  });
+});
+
 describe("cleanVideo with texts", () => {
   it("erases only the named line: the top hook goes, the bottom caption still reads", async () => {
     await cleanVideo(file("two-captions.mp4"), file("two-captions-clean.mp4"), {

@@ -200,28 +200,50 @@ function sameLines(before: TextLine[], after: TextLine[], motion: Motion | undef
   );
 }
 
-/** Moves the first and last frame of a track to where its box's picture changes most (within one frame). */
+/** A frame changing at least this share of the strongest change next to it is still the text arriving or leaving. */
+const SLIDE_SHARE = 0.35;
+/** Cell change below which a frame shows nothing arriving: compression noise and slow camera moves. */
+const MIN_SLIDE_CHANGE = 2;
+
+/**
+ * Moves the first and last frame of a track to where its box's picture changes most (within one
+ * frame), widened over the frames next to it that change nearly as much: text sliding in over the
+ * frame's edge shows a sliver on the frames before the big change.
+ */
 function refineEnds(track: Track, sampled: number[], signatures: Uint8Array[], probe: VideoProbe): void {
-  const cellsAt = (frame: number) => cellsOf(boxAt(track, frame), probe.width, probe.height);
   const before = sampled.filter((f) => f < track.first).at(-1) ?? -1;
   const after = sampled.find((f) => f > track.last) ?? signatures.length;
-  const strongest = (from: number, to: number, cells: ReturnType<typeof cellsOf>) => {
+  /** Change of the box's cells on frame f (from f - 1), for f in from..to. */
+  const changes = (from: number, to: number, frame: number) => {
+    const cells = cellsOf(boxAt(track, frame), probe.width, probe.height);
+    const found = new Map<number, number>();
+    for (let f = Math.max(1, from); f <= to && f < signatures.length; f++) {
+      found.set(f, cellChange(signatures[f - 1] as Uint8Array, signatures[f] as Uint8Array, cells));
+    }
+    return found;
+  };
+  const strongest = (found: Map<number, number>) => {
     let best = -1;
     let bestChange = 4; // below this, no frame clearly shows the text arriving or leaving
-    for (let f = Math.max(1, from); f <= to && f < signatures.length; f++) {
-      const change = cellChange(signatures[f - 1] as Uint8Array, signatures[f] as Uint8Array, cells);
+    for (const [f, change] of found) {
       if (change > bestChange) {
         best = f;
         bestChange = change;
       }
     }
-    return best;
+    return { best, floor: Math.max(MIN_SLIDE_CHANGE, bestChange * SLIDE_SHARE) };
   };
-  const start = strongest(before + 1, track.first, cellsAt(track.first));
+  const arriving = changes(before + 1, track.first, track.first);
+  const start = strongest(arriving);
+  let first = start.best;
+  while (first > 0 && (arriving.get(first - 1) ?? 0) >= start.floor) first--;
   // Without a clear change, err on the side of erasing: from just after the last sample without it.
-  track.first = start >= 0 ? start : before + 1;
-  const end = strongest(track.last + 1, after, cellsAt(track.last));
-  track.last = end >= 0 ? end - 1 : Math.min(after, signatures.length) - 1;
+  track.first = start.best >= 0 ? first : before + 1;
+  const leaving = changes(track.last + 1, after, track.last);
+  const end = strongest(leaving);
+  let last = end.best;
+  while (last >= 0 && (leaving.get(last + 1) ?? 0) >= end.floor) last++;
+  track.last = end.best >= 0 ? last - 1 : Math.min(after, signatures.length) - 1;
 }
 
 /**
