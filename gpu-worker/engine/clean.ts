@@ -34,22 +34,26 @@ function assertComplete(probe: VideoProbe, lastPtsSeconds: number): void {
   }
 }
 
-/** The mask of one frame: every line to erase that is on screen then; `looks` by track id. */
+/**
+ * The mask of one frame: every line to erase that is on screen then, and where the picture behind a
+ * see-through box was restored in `frame`; `looks` by track id.
+ */
 function frameMask(
   frame: RgbFrame,
   index: number,
   tracks: TextTrack[],
   looks: Map<number, LineLook>,
-): Uint8Array | null {
+): { mask: Uint8Array; behind: Uint8Array } | null {
   const active = tracks.filter(({ track }) => track.first <= index && index <= track.last);
   if (active.length === 0) return null;
   const mask = new Uint8Array(frame.width * frame.height);
+  const behind = new Uint8Array(frame.width * frame.height);
   for (const { track } of active) {
     const look = looks.get(track.id) ?? newLineLook();
     looks.set(track.id, look);
-    markTextLine(frame, boxAt(track, index), mask, look);
+    markTextLine(frame, boxAt(track, index), mask, look, behind);
   }
-  return mask;
+  return { mask, behind };
 }
 
 /**
@@ -136,11 +140,12 @@ export async function cleanVideo(
       let lastArrived = -1;
       for await (const frame of decodeFrames(input, probe, signal ? { signal } : {})) {
         const rgb = { width: probe.width, height: probe.height, data: frame.data };
-        const mask = frameMask(rgb, frame.index, tracks, looks);
+        const masks = frameMask(rgb, frame.index, tracks, looks);
         window.push({
           frame: rgb,
-          mask: mask ?? noText,
-          hasText: mask !== null,
+          mask: masks?.mask ?? noText,
+          ...(masks ? { behind: masks.behind } : {}),
+          hasText: masks !== null,
           index: frame.index,
           ptsSeconds: frame.ptsSeconds,
         });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { markTextLine, newLineLook } from "../../gpu-worker/engine/pipeline/masks";
+import {
+  estimateSeeThrough,
+  type SeeThrough,
+  seeThroughBox,
+} from "../../gpu-worker/engine/pipeline/see-through";
 import { buildTracks, type Detection } from "../../gpu-worker/engine/pipeline/tracks";
 
 const WIDTH = 320;
@@ -90,5 +95,55 @@ describe("buildTracks", () => {
       { frame: 4, detections: [read(4, { ...hook, x: hook.x + 120 }, "NEW DROP TODAY")] },
     ]);
     expect(tracks).toHaveLength(1);
+  });
+});
+
+describe("a see-through box", () => {
+  const box = { x0: 60, y0: 50, x1: 260, y1: 130 };
+  const text = { x0: 80, y0: 72, x1: 240, y1: 108 };
+  /** A fine texture behind everything (alike inside and outside the box, as the estimate assumes). */
+  const picture: Paint = (x, y) => {
+    const value = 128 + 60 * Math.sin(x / 2.3) * Math.cos(y / 1.7) + 40 * Math.sin((x - 2 * y) / 3.1);
+    return [Math.round(value), Math.round(255 - value), Math.round(0.5 * value + 40)];
+  };
+  const isLetter = (x: number, y: number) => y >= 78 && y < 102 && x >= 84 && x < 236 && x % 12 < 5;
+  /** The picture under a black box of the given opacity, with white bars for letters. */
+  function boxed(opacity: number): { width: number; height: number; data: Uint8Array } {
+    const data = new Uint8Array(WIDTH * HEIGHT * 3);
+    for (let y = 0; y < HEIGHT; y++) {
+      for (let x = 0; x < WIDTH; x++) {
+        const inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1;
+        const colour = picture(x, y).map((v) => (inBox ? Math.round(v * (1 - opacity)) : v));
+        data.set(isLetter(x, y) ? [255, 255, 255] : colour, (y * WIDTH + x) * 3);
+      }
+    }
+    return { width: WIDTH, height: HEIGHT, data };
+  }
+
+  it("gives back the picture behind it, except the letters and the edge", () => {
+    const image = boxed(0.5);
+    const blend = estimateSeeThrough(image, box, text);
+    expect(blend?.scale).toBeCloseTo(0.5, 1);
+    const behind = new Uint8Array(WIDTH * HEIGHT);
+    expect(seeThroughBox(image, box, text, blend as SeeThrough, behind, 3)).toBe(true);
+    let error = 0;
+    let restored = 0;
+    for (let y = box.y0; y < box.y1; y++) {
+      for (let x = box.x0; x < box.x1; x++) {
+        const p = y * WIDTH + x;
+        if (!behind[p]) continue;
+        expect(isLetter(x, y), `(${x}, ${y}) is a letter`).toBe(false);
+        const truth = picture(x, y);
+        for (let c = 0; c < 3; c++)
+          error += Math.abs((image.data[p * 3 + c] as number) - (truth[c] as number));
+        restored++;
+      }
+    }
+    expect(restored).toBeGreaterThan(0.5 * (box.x1 - box.x0) * (box.y1 - box.y0));
+    expect(error / restored / 3).toBeLessThan(3);
+  });
+
+  it("is not taken for one when the box is solid", () => {
+    expect(estimateSeeThrough(boxed(1), box, text)).toBeNull();
   });
 });

@@ -1,8 +1,11 @@
 import { loadOpenCv, type OpenCv, release } from "./opencv";
 import type { Rect, RgbFrame } from "./types";
 
-/** Where a masked pixel's fill came from; `carriedFill`: a synthesised fill kept from the previous frame. */
-export const Source = { none: 0, neighbours: 1, previous: 2, carriedFill: 3, spatial: 4 } as const;
+/**
+ * Where a masked pixel's fill came from; `carriedFill`: a synthesised fill kept from the previous
+ * frame; `behind`: the frame's own estimate of the picture behind a see-through box.
+ */
+export const Source = { none: 0, neighbours: 1, previous: 2, carriedFill: 3, spatial: 4, behind: 5 } as const;
 export type Source = (typeof Source)[keyof typeof Source];
 
 /**

@@ -114,6 +114,7 @@ export async function fillFrame(
         carried += carry.carried;
         settle = carry.settle;
       }
+      if (current.behind) fillFromBehind(work, current.behind);
       unseen += await inpaintUnfilled(work, {
         radius: settings.inpaintRadius,
         method: settings.inpaintMethod,
@@ -163,7 +164,21 @@ function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): v
     for (let c = 0; c < 3; c += 1) {
       output.data[pixel * 3 + c] = Math.min(255, Math.max(0, Math.round(fill[i * 3 + c] as number)));
     }
-    if (source[i] === Source.spatial || source[i] === Source.carriedFill) synthesized[pixel] = 255;
+    if (source[i] === Source.spatial || source[i] === Source.carriedFill || source[i] === Source.behind) {
+      synthesized[pixel] = 255;
+    }
+  }
+}
+
+/** Takes the frame's own estimate of the picture behind a see-through box where nothing better was found. */
+function fillFromBehind(work: CropWork, behind: Uint8Array): void {
+  const { rect, frame, masked, source, fill } = work;
+  for (let i = 0; i < masked.length; i += 1) {
+    if (!masked[i] || source[i] !== Source.none) continue;
+    const pixel = (rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width);
+    if (!behind[pixel]) continue;
+    for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = frame.data[pixel * 3 + c] as number;
+    source[i] = Source.behind;
   }
 }
 

@@ -9,6 +9,11 @@ export interface RgbFrame {
 export interface MaskedFrame {
   frame: RgbFrame;
   mask: Uint8Array;
+  /**
+   * Masked pixels whose value in `frame` already estimates the picture behind the text (seen
+   * through a see-through box): used where no other frame shows the picture, before inpainting.
+   */
+  behind?: Uint8Array;
 }
 
 export interface FillOptions {

@@ -1,4 +1,5 @@
 import { dilate } from "./dilate";
+import { estimateSeeThrough, type SeeThrough, seeThroughBox } from "./see-through";
 import type { Box } from "./tracks";
 
 export interface RgbImage {
@@ -7,7 +8,7 @@ export interface RgbImage {
   data: Uint8Array;
 }
 
-interface Rect {
+export interface Rect {
   x0: number;
   y0: number;
   x1: number;
@@ -53,6 +54,11 @@ function ringMedian(image: RgbImage, area: Rect, hole: Rect): [number, number, n
   }) as [number, number, number];
 }
 
+/** Pixels the glyphs are grown by to take their outline, shadow and anti-aliased edge. */
+function glyphGrowth(box: Box): number {
+  return Math.max(2, Math.round(box.height * 0.12));
+}
+
 /** Otsu's threshold of a histogram: the cut that best splits it in two classes. */
 function otsu(histogram: Uint32Array, total: number): number {
   let sum = 0;
@@ -91,6 +97,9 @@ export interface LineLook {
   centre?: { x: number; y: number };
   found: number;
   checks: number;
+  /** How the box shows the picture behind it, averaged over its first frames; null: it is solid. */
+  seeThrough?: SeeThrough | null;
+  seeThroughSamples?: SeeThrough[];
 }
 
 export function newLineLook(): LineLook {
@@ -139,6 +148,31 @@ function rememberedBox(image: RgbImage, box: Box, textRect: Rect, look: LineLook
   return look.box;
 }
 
+/** Frames of a line whose see-through estimates are averaged before the line keeps one for good. */
+const SEE_THROUGH_SAMPLES = 3;
+
+/**
+ * The line's see-through box, the same on every frame (a per-frame estimate would make the restored
+ * picture flicker): the mean of the first frames' estimates, or null when any of them found the box
+ * solid.
+ */
+function lineSeeThrough(image: RgbImage, shaded: Rect, textRect: Rect, look: LineLook): SeeThrough | null {
+  if (look.seeThrough !== undefined) return look.seeThrough;
+  const estimate = estimateSeeThrough(image, shaded, textRect);
+  const samples = [...(look.seeThroughSamples ?? []), ...(estimate ? [estimate] : [])];
+  look.seeThroughSamples = samples;
+  if (!estimate) look.seeThrough = null;
+  else if (samples.length >= SEE_THROUGH_SAMPLES) {
+    const mean = (pick: (blend: SeeThrough) => number) =>
+      samples.reduce((sum, blend) => sum + pick(blend), 0) / samples.length;
+    look.seeThrough = {
+      scale: mean((blend) => blend.scale),
+      offset: [0, 1, 2].map((c) => mean((blend) => blend.offset[c] as number)) as [number, number, number],
+    };
+  }
+  return look.seeThrough ?? estimate;
+}
+
 function unionRect(a: Rect, b: Rect): Rect {
   return {
     x0: Math.min(a.x0, b.x0),
@@ -152,16 +186,29 @@ function unionRect(a: Rect, b: Rect): Rect {
  * Marks the glyphs of one text line (not its whole box): pixels inside the box whose colour stands
  * apart from the background around the box (Otsu's cut on the distance), grown by a few pixels to
  * take the outline, shadow and anti-aliased edge. A caption drawn on its own shaded box gets the
- * whole box marked, since the box is part of the overlay. Returns the number of pixels marked.
+ * whole box marked, since the box is part of the overlay; with `behind`, the picture behind a
+ * see-through box is also restored in `image` and marked in `behind`, for the fill to use where no
+ * frame shows more. `look` carries what the line's earlier frames showed. Returns the number of
+ * pixels marked in `mask`.
  */
-export function markTextLine(image: RgbImage, box: Box, mask: Uint8Array, look?: LineLook): number {
+export function markTextLine(
+  image: RgbImage,
+  box: Box,
+  mask: Uint8Array,
+  look?: LineLook,
+  behind?: Uint8Array,
+): number {
   const { width, height, data } = image;
   const textRect = clampRect(box, 0, width, height);
   const pad = Math.max(2, Math.round(box.height * 0.35));
   const around = clampRect(box, pad, width, height);
   if (textRect.x1 <= textRect.x0 || textRect.y1 <= textRect.y0) return 0;
   const shaded = look ? rememberedBox(image, box, textRect, look) : shadedBox(image, box, textRect);
-  if (shaded) return fillRect(mask, width, shaded);
+  if (shaded) {
+    const blend = look && behind && lineSeeThrough(image, shaded, textRect, look);
+    if (blend && behind) seeThroughBox(image, shaded, textRect, blend, behind, glyphGrowth(box));
+    return fillRect(mask, width, shaded);
+  }
   const background = ringMedian(image, around, textRect);
   const boxWidth = textRect.x1 - textRect.x0;
   const distances = new Uint8Array(boxWidth * (textRect.y1 - textRect.y0));
@@ -179,7 +226,7 @@ export function markTextLine(image: RgbImage, box: Box, mask: Uint8Array, look?:
     }
   }
   const cut = Math.max(otsu(histogram, distances.length), MIN_GLYPH_CONTRAST);
-  const grow = Math.max(2, Math.round(box.height * 0.12));
+  const grow = glyphGrowth(box);
   // The glyphs on a local canvas with room for the growth, grown there, then added to the mask.
   const canvas = clampRect(box, grow, width, height);
   const canvasWidth = canvas.x1 - canvas.x0;

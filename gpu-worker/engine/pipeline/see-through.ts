@@ -1,0 +1,130 @@
+import { dilate } from "./dilate";
+import type { Rect, RgbImage } from "./masks";
+
+/**
+ * A see-through box drawn over the picture: each channel shows `scale` × the picture behind plus
+ * `offset` (the box colour × its opacity). `scale` is 1 − opacity, the same for all channels.
+ */
+export interface SeeThrough {
+  scale: number;
+  offset: [number, number, number];
+}
+
+/** Opacities outside this range are a solid box (nothing to see through) or no box at all. */
+const MIN_SCALE = 0.15;
+const MAX_SCALE = 0.85;
+/** Pixels from the box's found edge (which has a margin for chroma bleed) to its clean inside. */
+const EDGE_BAND = 6;
+/** Width of the bands inside and outside the edge whose statistics are compared. */
+const SAMPLE_BAND = 8;
+/** How far outside what the box could show a pixel must lie to be a letter, not the picture. */
+const LETTER_TOLERANCE = 16;
+/** Letters found in less than this share of the text's box: they look like the picture, so the whole box goes. */
+const MIN_LETTER_SHARE = 0.03;
+
+function inRect(rect: Rect, x: number, y: number): boolean {
+  return x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1;
+}
+
+function inset(rect: Rect, by: number): Rect {
+  return { x0: rect.x0 + by, y0: rect.y0 + by, x1: rect.x1 - by, y1: rect.y1 - by };
+}
+
+/**
+ * How a box shows the picture behind it, from the band just inside its edge (away from the text)
+ * against the band just outside: behind a see-through box the picture keeps its texture, dimmed by
+ * the opacity, so the inside band's spread is the outside band's times `scale` and its mean is
+ * shifted by the box colour. Null for a solid box or when the bands do not fit that.
+ */
+export function estimateSeeThrough(image: RgbImage, box: Rect, text: Rect): SeeThrough | null {
+  const { width, height, data } = image;
+  const inner = inset(box, EDGE_BAND);
+  const core = inset(inner, SAMPLE_BAND);
+  const outer = inset(box, -SAMPLE_BAND);
+  const sums = { inside: [0, 0, 0], outside: [0, 0, 0] };
+  const squares = { inside: [0, 0, 0], outside: [0, 0, 0] };
+  const counts = { inside: 0, outside: 0 };
+  for (let y = Math.max(0, outer.y0); y < Math.min(height, outer.y1); y++) {
+    for (let x = Math.max(0, outer.x0); x < Math.min(width, outer.x1); x++) {
+      const side = inRect(box, x, y)
+        ? inRect(inner, x, y) && !inRect(core, x, y) && !inRect(text, x, y)
+          ? "inside"
+          : null
+        : "outside";
+      if (!side) continue;
+      counts[side]++;
+      for (let c = 0; c < 3; c++) {
+        const value = data[(y * width + x) * 3 + c] as number;
+        sums[side][c] = (sums[side][c] as number) + value;
+        squares[side][c] = (squares[side][c] as number) + value * value;
+      }
+    }
+  }
+  if (counts.inside < 100 || counts.outside < 100) return null;
+  const mean = (side: "inside" | "outside", c: number) => (sums[side][c] as number) / counts[side];
+  const variance = (side: "inside" | "outside", c: number) =>
+    (squares[side][c] as number) / counts[side] - mean(side, c) ** 2;
+  let insideVariance = 0;
+  let outsideVariance = 0;
+  for (let c = 0; c < 3; c++) {
+    insideVariance += variance("inside", c);
+    outsideVariance += variance("outside", c);
+  }
+  // A flat picture shows no texture to measure the opacity by.
+  if (outsideVariance < 3 * 25) return null;
+  const scale = Math.sqrt(insideVariance / outsideVariance);
+  if (!(scale >= MIN_SCALE && scale <= MAX_SCALE)) return null;
+  const offset = [0, 1, 2].map((c) => mean("inside", c) - scale * mean("outside", c));
+  return { scale, offset: offset as [number, number, number] };
+}
+
+/**
+ * Sees through a see-through box: inside the box, every pixel the box could have made (not a letter,
+ * which the box could not have made, nor the box's edge) is restored in `image` to the picture
+ * behind it and set in `behind`: an estimate, noisier than a frame that shows the picture, for the
+ * fill to use where no frame does. Letters are grown by `grow`. Returns false, changing nothing,
+ * when the letters cannot be told from the picture.
+ */
+export function seeThroughBox(
+  image: RgbImage,
+  box: Rect,
+  text: Rect,
+  blend: SeeThrough,
+  behind: Uint8Array,
+  grow: number,
+): boolean {
+  const { width, data } = image;
+  const boxWidth = box.x1 - box.x0;
+  const boxHeight = box.y1 - box.y0;
+  const letters = new Uint8Array(boxWidth * boxHeight);
+  let letterCount = 0;
+  for (let y = box.y0; y < box.y1; y++) {
+    for (let x = box.x0; x < box.x1; x++) {
+      const at = (y * width + x) * 3;
+      for (let c = 0; c < 3; c++) {
+        const low = blend.offset[c] as number;
+        const value = data[at + c] as number;
+        if (value < low - LETTER_TOLERANCE || value > low + 255 * blend.scale + LETTER_TOLERANCE) {
+          letters[(y - box.y0) * boxWidth + (x - box.x0)] = 255;
+          if (inRect(text, x, y)) letterCount++;
+          break;
+        }
+      }
+    }
+  }
+  if (letterCount < MIN_LETTER_SHARE * (text.x1 - text.x0) * (text.y1 - text.y0)) return false;
+  const grown = dilate(letters, boxWidth, boxHeight, grow);
+  const inner = inset(box, EDGE_BAND);
+  for (let y = inner.y0; y < inner.y1; y++) {
+    for (let x = inner.x0; x < inner.x1; x++) {
+      if (grown[(y - box.y0) * boxWidth + (x - box.x0)]) continue;
+      const p = y * width + x;
+      for (let c = 0; c < 3; c++) {
+        const picture = ((data[p * 3 + c] as number) - (blend.offset[c] as number)) / blend.scale;
+        data[p * 3 + c] = Math.max(0, Math.min(255, Math.round(picture)));
+      }
+      behind[p] = 255;
+    }
+  }
+  return true;
+}
