@@ -43,17 +43,21 @@ function frameMask(
   index: number,
   tracks: TextTrack[],
   looks: Map<number, LineLook>,
-): { mask: Uint8Array; behind: Uint8Array } | null {
+): { mask: Uint8Array; behind?: Uint8Array } | null {
   const active = tracks.filter(({ track }) => track.first <= index && index <= track.last);
   if (active.length === 0) return null;
   const mask = new Uint8Array(frame.width * frame.height);
-  const behind = new Uint8Array(frame.width * frame.height);
+  let behind: Uint8Array | undefined;
+  const behindOf = () => {
+    behind ??= new Uint8Array(frame.width * frame.height);
+    return behind;
+  };
   for (const { track } of active) {
     const look = looks.get(track.id) ?? newLineLook();
     looks.set(track.id, look);
-    markTextLine(frame, boxAt(track, index), mask, look, behind);
+    markTextLine(frame, boxAt(track, index), mask, look, behindOf);
   }
-  return { mask, behind };
+  return behind ? { mask, behind } : { mask };
 }
 
 /**
@@ -144,7 +148,7 @@ export async function cleanVideo(
         window.push({
           frame: rgb,
           mask: masks?.mask ?? noText,
-          ...(masks ? { behind: masks.behind } : {}),
+          ...(masks?.behind ? { behind: masks.behind } : {}),
           hasText: masks !== null,
           index: frame.index,
           ptsSeconds: frame.ptsSeconds,

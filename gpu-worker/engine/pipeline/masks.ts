@@ -186,9 +186,9 @@ function unionRect(a: Rect, b: Rect): Rect {
  * Marks the glyphs of one text line (not its whole box): pixels inside the box whose colour stands
  * apart from the background around the box (Otsu's cut on the distance), grown by a few pixels to
  * take the outline, shadow and anti-aliased edge. A caption drawn on its own shaded box gets the
- * whole box marked, since the box is part of the overlay; with `behind`, the picture behind a
- * see-through box is also restored in `image` and marked in `behind`, for the fill to use where no
- * frame shows more. `look` carries what the line's earlier frames showed. Returns the number of
+ * whole box marked, since the box is part of the overlay; with `behind` (which gives the frame's
+ * array, made when first needed), the picture behind a see-through box is also restored in `image`
+ * and marked there, for the fill to use where no frame shows more. `look` carries what the line's earlier frames showed. Returns the number of
  * pixels marked in `mask`.
  */
 export function markTextLine(
@@ -196,7 +196,7 @@ export function markTextLine(
   box: Box,
   mask: Uint8Array,
   look?: LineLook,
-  behind?: Uint8Array,
+  behind?: () => Uint8Array,
 ): number {
   const { width, height, data } = image;
   const textRect = clampRect(box, 0, width, height);
@@ -206,7 +206,7 @@ export function markTextLine(
   const shaded = look ? rememberedBox(image, box, textRect, look) : shadedBox(image, box, textRect);
   if (shaded) {
     const blend = look && behind && lineSeeThrough(image, shaded, textRect, look);
-    if (blend && behind) seeThroughBox(image, shaded, textRect, blend, behind, glyphGrowth(box));
+    if (blend && behind) seeThroughBox(image, shaded, textRect, blend, behind(), glyphGrowth(box));
     return fillRect(mask, width, shaded);
   }
   const background = ringMedian(image, around, textRect);
