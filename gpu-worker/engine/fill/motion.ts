@@ -1,5 +1,5 @@
 import { loadOpenCv, type OpenCv, release } from "./opencv";
-import { profileShift } from "./profile-shift";
+import { type Profiles, profileShift, profilesOf } from "./profile-shift";
 import type { Homography, Rect, RgbFrame } from "./types";
 
 type Mat = InstanceType<OpenCv["Mat"]>;
@@ -33,6 +33,9 @@ export class MotionEstimator {
     private readonly corners: Mat,
     private readonly usable: Mat,
   ) {}
+
+  /** The source's row and column profiles, made the first time corners fail. */
+  private profiles?: Profiles;
 
   static async create(frame: RgbFrame, mask: Uint8Array, roi: Rect): Promise<MotionEstimator> {
     const { cv } = await loadOpenCv();
@@ -85,21 +88,29 @@ export class MotionEstimator {
 
   /** Where corners fail (flat bars, stripes), a translation from the region's row and column profiles. */
   private trackProfiles(target: Mat, mask: Uint8Array, width: number): Homography | undefined {
-    const usable = clearOfMask(this.cv, mask, width, this.roi);
-    try {
-      const region = (grey: Mat, clear: Mat) => ({
-        grey: grey.data,
-        usable: clear.data,
-        width: this.roi.width,
-        height: this.roi.height,
-      });
-      const shift = profileShift(region(this.grey, this.usable), region(target, usable), MAX_PROFILE_SHIFT);
-      if (!shift) return undefined;
-      // The region's own coordinates differ from the frame's by an offset a translation ignores.
-      return [1, 0, shift.dx, 0, 1, shift.dy, 0, 0, 1];
-    } finally {
-      release(usable);
+    const { x, y, width: roiWidth, height: roiHeight } = this.roi;
+    this.profiles ??= profilesOf({
+      grey: this.grey.data,
+      usable: this.usable.data,
+      width: roiWidth,
+      height: roiHeight,
+    });
+    // Means over many pixels: the target's text alone is left out, without the clearance corners need.
+    const open = new Uint8Array(roiWidth * roiHeight);
+    for (let row = 0; row < roiHeight; row += 1) {
+      const start = (y + row) * width + x;
+      for (let column = 0; column < roiWidth; column += 1)
+        open[row * roiWidth + column] = mask[start + column] ? 0 : 1;
     }
+    const targetProfiles = profilesOf({
+      grey: target.data,
+      usable: open,
+      width: roiWidth,
+      height: roiHeight,
+    });
+    const shift = profileShift(this.profiles, targetProfiles, MAX_PROFILE_SHIFT);
+    // The region's own coordinates differ from the frame's by an offset a translation ignores.
+    return shift && [1, 0, shift.dx, 0, 1, shift.dy, 0, 0, 1];
   }
 
   release(): void {

@@ -1,4 +1,4 @@
-/** A grey image with the pixels that may be used (255) and those that may not (0), e.g. text. */
+/** A grey image with the pixels that may be used (non-zero) and those that may not (0), e.g. text. */
 export interface GreyRegion {
   grey: Uint8Array;
   usable: Uint8Array;
@@ -11,40 +11,60 @@ const MIN_CONTRAST = 2;
 /** The best match must be this much better than the typical shift for the profile to be trusted. */
 const MAX_MATCH_SHARE = 0.35;
 
+/** Mean grey of the usable pixels of each column and of each row; NaN where too few are usable. */
+export interface Profiles {
+  columns: Float64Array;
+  rows: Float64Array;
+}
+
 /**
- * The translation from `from` to `to`, found by sliding their column profiles (mean grey of each
- * column's usable pixels) and row profiles over each other: for pictures with too few corners to
- * track (flat bars, stripes, gradients), where edges still show how far the picture moved. An axis
- * whose profile is flat (no edge across it) gets 0. Undefined when a profile with structure finds
- * no clear match (the picture changed rather than moved).
+ * The translation from the region `from` profiles to the one `to` profiles, found by sliding their
+ * column profiles and row profiles over each other: for pictures with too few corners to track (flat
+ * bars, stripes, gradients), where edges still show how far the picture moved. An axis whose profile
+ * is flat (no edge across it) gets 0. Undefined when a profile with structure finds no clear match
+ * (the picture changed rather than moved).
  */
 export function profileShift(
-  from: GreyRegion,
-  to: GreyRegion,
+  from: Profiles,
+  to: Profiles,
   maxShift: number,
 ): { dx: number; dy: number } | undefined {
-  const dx = axisShift(profile(from, true), profile(to, true), maxShift);
-  const dy = axisShift(profile(from, false), profile(to, false), maxShift);
+  const dx = axisShift(from.columns, to.columns, maxShift);
+  const dy = axisShift(from.rows, to.rows, maxShift);
   if (dx === undefined || dy === undefined) return undefined;
   return { dx, dy };
 }
 
-/** Mean grey of the usable pixels of each column (`columns`) or row; NaN where none is usable. */
-function profile(region: GreyRegion, columns: boolean): Float64Array {
+/** Both profiles of a region in one pass over its pixels. */
+export function profilesOf(region: GreyRegion): Profiles {
   const { grey, usable, width, height } = region;
-  const length = columns ? width : height;
-  const sums = new Float64Array(length);
-  const counts = new Float64Array(length);
+  const columnSums = new Float64Array(width);
+  const columnCounts = new Float64Array(width);
+  const rowSums = new Float64Array(height);
+  const rowCounts = new Float64Array(height);
   for (let y = 0; y < height; y++) {
+    let rowSum = 0;
+    let rowCount = 0;
     for (let x = 0, at = y * width; x < width; x++, at++) {
       if (!usable[at]) continue;
-      const k = columns ? x : y;
-      sums[k] = (sums[k] as number) + (grey[at] as number);
-      counts[k] = (counts[k] as number) + 1;
+      const value = grey[at] as number;
+      rowSum += value;
+      rowCount++;
+      columnSums[x] = (columnSums[x] as number) + value;
+      columnCounts[x] = (columnCounts[x] as number) + 1;
     }
+    rowSums[y] = rowSum;
+    rowCounts[y] = rowCount;
   }
-  // A line with few usable pixels is mostly text: its mean would not follow the picture.
-  const enough = (columns ? height : width) / 4;
+  return {
+    columns: means(columnSums, columnCounts, height),
+    rows: means(rowSums, rowCounts, width),
+  };
+}
+
+/** A line with few usable pixels is mostly text: its mean would not follow the picture. */
+function means(sums: Float64Array, counts: Float64Array, lineLength: number): Float64Array {
+  const enough = lineLength / 4;
   return sums.map((sum, k) => ((counts[k] as number) >= enough ? sum / (counts[k] as number) : Number.NaN));
 }
 
