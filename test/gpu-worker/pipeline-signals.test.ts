@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { type GreyRegion, profileShift, profilesOf } from "../../gpu-worker/engine/fill/profile-shift";
 import { dilate } from "../../gpu-worker/engine/pipeline/dilate";
 import { frameSignature, suddenChangeShare } from "../../gpu-worker/engine/pipeline/signatures";
 
@@ -68,5 +69,42 @@ describe("dilate", () => {
         expect(set(x, y), `(${x}, ${y})`).toBe(nearCentre || nearCorner);
       }
     }
+  });
+});
+
+describe("profileShift", () => {
+  const size = { width: 200, height: 60 };
+  /** Vertical stripes moved `shift` pixels right; `usable` everywhere but a text-like block. */
+  function stripes(shift: number, paint = (u: number) => (Math.floor(u / 23) % 3) * 90): GreyRegion {
+    const grey = new Uint8Array(size.width * size.height);
+    const usable = new Uint8Array(size.width * size.height).fill(1);
+    for (let y = 0; y < size.height; y++) {
+      for (let x = 0; x < size.width; x++) {
+        grey[y * size.width + x] = paint(x - shift + 1000);
+        if (x >= 60 && x < 140 && y >= 20 && y < 40) usable[y * size.width + x] = 0;
+      }
+    }
+    return { grey, usable, ...size };
+  }
+  const shiftBetween = (a: GreyRegion, b: GreyRegion) => profileShift(profilesOf(a), profilesOf(b), 16);
+
+  it("measures how far stripes moved across, and no move along them", () => {
+    const shift = shiftBetween(stripes(0), stripes(5));
+    expect(shift?.dx).toBeCloseTo(5, 1);
+    expect(shift?.dy).toBe(0);
+  });
+
+  it("says nothing moved on a flat picture", () => {
+    expect(
+      shiftBetween(
+        stripes(0, () => 128),
+        stripes(7, () => 128),
+      ),
+    ).toEqual({ dx: 0, dy: 0 });
+  });
+
+  it("gives no answer when the picture changed rather than moved", () => {
+    const other = stripes(0, (u) => (((u * 7919) % 251) % 2 === 0 ? 20 : 230));
+    expect(shiftBetween(stripes(0), other)).toBeUndefined();
   });
 });
