@@ -7,8 +7,9 @@ import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { selectVideoEncoder } from "./media/video-encoder";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
 import { analyseVideo, type TextTrack } from "./pipeline/analyse";
+import { type LineLook, newLineLook } from "./pipeline/caption-box";
 import { dilate } from "./pipeline/dilate";
-import { type LineLook, markTextLine, newLineLook } from "./pipeline/masks";
+import { markTextLine } from "./pipeline/masks";
 import { boxAt } from "./pipeline/tracks";
 import { residualText } from "./pipeline/verify";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { markTextLine, newLineLook } from "../../gpu-worker/engine/pipeline/masks";
+import { newLineLook } from "../../gpu-worker/engine/pipeline/caption-box";
+import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
 import {
   estimateSeeThrough,
   type SeeThrough,

@@ -1,5 +1,5 @@
 import { dilate } from "./dilate";
-import type { Rect, RgbImage } from "./masks";
+import { contains, type Rect, type RgbImage } from "./image";
 
 /**
  * A see-through box drawn over the picture: each channel shows `scale` × the picture behind plus
@@ -22,10 +22,6 @@ const LETTER_TOLERANCE = 16;
 /** Letters found in less than this share of the text's box: they look like the picture, so the whole box goes. */
 const MIN_LETTER_SHARE = 0.03;
 
-function inRect(rect: Rect, x: number, y: number): boolean {
-  return x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1;
-}
-
 function inset(rect: Rect, by: number): Rect {
   return { x0: rect.x0 + by, y0: rect.y0 + by, x1: rect.x1 - by, y1: rect.y1 - by };
 }
@@ -46,8 +42,8 @@ export function estimateSeeThrough(image: RgbImage, box: Rect, text: Rect): SeeT
   const counts = { inside: 0, outside: 0 };
   for (let y = Math.max(0, outer.y0); y < Math.min(height, outer.y1); y++) {
     for (let x = Math.max(0, outer.x0); x < Math.min(width, outer.x1); x++) {
-      const side = inRect(box, x, y)
-        ? inRect(inner, x, y) && !inRect(core, x, y) && !inRect(text, x, y)
+      const side = contains(box, x, y)
+        ? contains(inner, x, y) && !contains(core, x, y) && !contains(text, x, y)
           ? "inside"
           : null
         : "outside";
@@ -106,7 +102,7 @@ export function seeThroughBox(
         const value = data[at + c] as number;
         if (value < low - LETTER_TOLERANCE || value > low + 255 * blend.scale + LETTER_TOLERANCE) {
           letters[(y - box.y0) * boxWidth + (x - box.x0)] = 255;
-          if (inRect(text, x, y)) letterCount++;
+          if (contains(text, x, y)) letterCount++;
           break;
         }
       }

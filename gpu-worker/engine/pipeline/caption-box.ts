@@ -1,0 +1,221 @@
+/**
+ * A caption's own box (a shaded band or a solid tag behind the words), which is part of the overlay:
+ * found by its four edges, and remembered across the frames of a line, with how much of the picture
+ * a see-through box lets through.
+ */
+import type { Rect, RgbImage } from "./image";
+import { estimateSeeThrough, type SeeThrough } from "./see-through";
+import type { Box } from "./tracks";
+
+const LUMA = [0.299, 0.587, 0.114] as const;
+
+/** Colour change (largest channel difference) above which a pixel steps across an edge. */
+const EDGE_STEP = 12;
+/** Pixels this close (largest channel difference) to the line's mean colour count as the box's solid fill. */
+const SOLID_TOLERANCE = 16;
+
+/**
+ * Share of the pixels along a row (or column) segment that step in colour from the line beyond it,
+ * when the steps look like a box's edge: a darker or lighter see-through box steps the same way in
+ * brightness all along, and a solid box has one colour along its edge whatever lies behind it.
+ * Texture steps back and forth and is not uniform, and scores 0.
+ */
+function edgeStrength(
+  image: RgbImage,
+  horizontal: boolean,
+  at: number,
+  from: number,
+  to: number,
+  inward: number,
+): number {
+  const { data, width } = image;
+  const count = Math.max(1, to - from);
+  const pixel = (t: number, offset: number) =>
+    (horizontal ? (at - offset) * width + t : t * width + at - offset) * 3;
+  const mean = [0, 0, 0];
+  for (let t = from; t < to; t++) {
+    const i = pixel(t, 0);
+    for (let c = 0; c < 3; c++) mean[c] = (mean[c] as number) + (data[i + c] as number) / count;
+  }
+  let stepping = 0;
+  let sign = 0;
+  let solid = 0;
+  for (let t = from; t < to; t++) {
+    const i = pixel(t, 0);
+    const o = pixel(t, inward);
+    let step = 0;
+    let offMean = 0;
+    let brighter = 0;
+    for (let c = 0; c < 3; c++) {
+      const here = data[i + c] as number;
+      const difference = here - (data[o + c] as number);
+      step = Math.max(step, Math.abs(difference));
+      brighter += (LUMA[c] as number) * difference;
+      offMean = Math.max(offMean, Math.abs(here - (mean[c] as number)));
+    }
+    if (step > EDGE_STEP) {
+      stepping++;
+      sign += Math.sign(brighter);
+    }
+    if (offMean <= SOLID_TOLERANCE) solid++;
+  }
+  const boxLike = Math.abs(sign) / count > 0.6 || solid / count > 0.85;
+  return boxLike ? stepping / count : 0;
+}
+
+/** The strongest box edge between `near` (just outside the text) and `far` (a line height beyond). */
+function findEdge(
+  image: RgbImage,
+  horizontal: boolean,
+  near: number,
+  far: number,
+  from: number,
+  to: number,
+): number | null {
+  const direction = far > near ? 1 : -1;
+  let best: number | null = null;
+  let bestStrength = 0.7;
+  for (let at = near; direction > 0 ? at <= far : at >= far; at += direction) {
+    const inside = at - direction; // the edge is between `inside` (box) and `at` (outside)
+    if (at < 1 || inside < 1 || at >= (horizontal ? image.height : image.width) - 1) break;
+    const strength = edgeStrength(image, horizontal, inside, from, to, -direction);
+    if (strength > bestStrength) {
+      best = inside;
+      bestStrength = strength;
+    }
+  }
+  return best;
+}
+
+/**
+ * A caption drawn on its own box (solid or see-through): four straight edges around the text where
+ * the brightness steps the same way along the whole edge, within a line height of the text. Returns
+ * the box, which is part of the overlay, or null when there is none.
+ */
+export function shadedBox(image: RgbImage, box: Box, rect: Rect): Rect | null {
+  // Boxes pad more sideways than above and below, and a line may be read as several boxes.
+  const reach = Math.round(box.height * 1.5);
+  const sideways = Math.round(box.height * 3);
+  const top = findEdge(image, true, rect.y0, Math.max(0, rect.y0 - reach), rect.x0, rect.x1);
+  const bottom = findEdge(
+    image,
+    true,
+    rect.y1,
+    Math.min(image.height - 1, rect.y1 + reach),
+    rect.x0,
+    rect.x1,
+  );
+  if (top === null || bottom === null) return null;
+  const left = findEdge(image, false, rect.x0, Math.max(0, rect.x0 - sideways), top, bottom);
+  const right = findEdge(image, false, rect.x1, Math.min(image.width - 1, rect.x1 + sideways), top, bottom);
+  if (left === null || right === null) return null;
+  // Chroma is stored at half resolution: a coloured box bleeds a pixel or two past its edge.
+  const margin = 3;
+  return {
+    x0: Math.max(0, left - margin),
+    y0: Math.max(0, top - margin),
+    x1: Math.min(image.width, right + margin + 1),
+    y1: Math.min(image.height, bottom + margin + 1),
+  };
+}
+
+/**
+ * What the earlier frames of one line showed of its shaded box, so every frame of the line gets
+ * the same answer: a box found on some frames and missed on others (its edge against a background
+ * of the same brightness) would leave the box on the frames it was missed on.
+ */
+export interface LineLook {
+  /** The union of the boxes found so far, placed as if the text's centre were at `centre`. */
+  box?: Rect;
+  centre?: { x: number; y: number };
+  found: number;
+  checks: number;
+  /** How the box shows the picture behind it, averaged over its first frames; null: it is solid. */
+  seeThrough?: SeeThrough | null;
+  seeThroughSamples?: SeeThrough[];
+}
+
+export function newLineLook(): LineLook {
+  return { found: 0, checks: 0 };
+}
+
+/** Frames a line is searched for a box before it is taken to have none. */
+const BOX_CHECKS = 8;
+/**
+ * Text boxes read on different frames of a still line differ by a few pixels: a shift of the text's
+ * centre below this is such jitter and leaves the box where it was found.
+ */
+const CENTRE_JITTER = 8;
+
+function centreOf(rect: Rect): { x: number; y: number } {
+  return { x: (rect.x0 + rect.x1) / 2, y: (rect.y0 + rect.y1) / 2 };
+}
+
+/** The remembered box moved with the text (a sliding line), or left in place when the text did not move. */
+function placedBox(look: LineLook, textRect: Rect, image: RgbImage): Rect | null {
+  const { box, centre } = look;
+  if (!box || !centre) return null;
+  const now = centreOf(textRect);
+  const shift = (d: number) => (Math.abs(d) < CENTRE_JITTER ? 0 : Math.round(d));
+  const dx = shift(now.x - centre.x);
+  const dy = shift(now.y - centre.y);
+  return {
+    x0: Math.max(0, box.x0 + dx),
+    y0: Math.max(0, box.y0 + dy),
+    x1: Math.min(image.width, box.x1 + dx),
+    y1: Math.min(image.height, box.y1 + dy),
+  };
+}
+
+/** The line's box on this frame: searched for until found twice (or never in the first frames), then remembered. */
+export function rememberedBox(image: RgbImage, box: Box, textRect: Rect, look: LineLook): Rect | null {
+  const searching = look.found < 2 && !(look.found === 0 && look.checks >= BOX_CHECKS);
+  if (!searching) return look.found >= 2 ? placedBox(look, textRect, image) : null;
+  look.checks++;
+  const found = shadedBox(image, box, textRect);
+  if (!found) return null;
+  const known = placedBox(look, textRect, image);
+  look.box = known ? unionRect(known, found) : found;
+  look.centre = centreOf(textRect);
+  look.found++;
+  return look.box;
+}
+
+/** Frames of a line whose see-through estimates are averaged before the line keeps one for good. */
+const SEE_THROUGH_SAMPLES = 3;
+
+/**
+ * The line's see-through box, the same on every frame (a per-frame estimate would make the restored
+ * picture flicker): the mean of the first frames' estimates, or null when any of them found the box
+ * solid.
+ */
+export function lineSeeThrough(
+  image: RgbImage,
+  shaded: Rect,
+  textRect: Rect,
+  look: LineLook,
+): SeeThrough | null {
+  if (look.seeThrough !== undefined) return look.seeThrough;
+  const estimate = estimateSeeThrough(image, shaded, textRect);
+  const samples = [...(look.seeThroughSamples ?? []), ...(estimate ? [estimate] : [])];
+  look.seeThroughSamples = samples;
+  if (!estimate) look.seeThrough = null;
+  else if (samples.length >= SEE_THROUGH_SAMPLES) {
+    const mean = (pick: (blend: SeeThrough) => number) =>
+      samples.reduce((sum, blend) => sum + pick(blend), 0) / samples.length;
+    look.seeThrough = {
+      scale: mean((blend) => blend.scale),
+      offset: [0, 1, 2].map((c) => mean((blend) => blend.offset[c] as number)) as [number, number, number],
+    };
+  }
+  return look.seeThrough ?? estimate;
+}
+
+function unionRect(a: Rect, b: Rect): Rect {
+  return {
+    x0: Math.min(a.x0, b.x0),
+    y0: Math.min(a.y0, b.y0),
+    x1: Math.max(a.x1, b.x1),
+    y1: Math.max(a.y1, b.y1),
+  };
+}
