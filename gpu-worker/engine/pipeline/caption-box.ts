@@ -3,7 +3,7 @@
  * found by its four edges, and remembered across the frames of a line, with how much of the picture
  * a see-through box lets through.
  */
-import type { Rect, RgbImage } from "./image";
+import { type Rect, type RgbImage, union } from "./image";
 import { estimateSeeThrough, type SeeThrough } from "./see-through";
 import type { Box } from "./tracks";
 
@@ -175,7 +175,7 @@ export function rememberedBox(image: RgbImage, box: Box, textRect: Rect, look: L
   const found = shadedBox(image, box, textRect);
   if (!found) return null;
   const known = placedBox(look, textRect, image);
-  look.box = known ? unionRect(known, found) : found;
+  look.box = known ? union(known, found) : found;
   look.centre = centreOf(textRect);
   look.found++;
   return look.box;
@@ -209,13 +209,4 @@ export function lineSeeThrough(
     };
   }
   return look.seeThrough ?? estimate;
-}
-
-function unionRect(a: Rect, b: Rect): Rect {
-  return {
-    x0: Math.min(a.x0, b.x0),
-    y0: Math.min(a.y0, b.y0),
-    x1: Math.max(a.x1, b.x1),
-    y1: Math.max(a.y1, b.y1),
-  };
 }

@@ -1,5 +1,5 @@
 import { dilate } from "./dilate";
-import { contains, type Rect, type RgbImage } from "./image";
+import { contains, inset, type Rect, type RgbImage } from "./image";
 
 /**
  * A see-through box drawn over the picture: each channel shows `scale` × the picture behind plus
@@ -21,10 +21,6 @@ const SAMPLE_BAND = 8;
 const LETTER_TOLERANCE = 16;
 /** Letters found in less than this share of the text's box: they look like the picture, so the whole box goes. */
 const MIN_LETTER_SHARE = 0.03;
-
-function inset(rect: Rect, by: number): Rect {
-  return { x0: rect.x0 + by, y0: rect.y0 + by, x1: rect.x1 - by, y1: rect.y1 - by };
-}
 
 /**
  * How a box shows the picture behind it, from the band just inside its edge (away from the text)

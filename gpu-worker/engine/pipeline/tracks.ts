@@ -1,3 +1,4 @@
+import { union } from "../fill/regions";
 import { normaliseText, substringDistance } from "./match-texts";
 
 export interface Box {
@@ -99,16 +100,7 @@ export function boxAt(track: Track, frame: number): Box {
   const { detections } = track;
   const after = detections.findIndex((d) => d.frame >= frame);
   if (after <= 0) return (detections[after === 0 ? 0 : detections.length - 1] as Detection).box;
-  const a = (detections[after - 1] as Detection).box;
-  const b = (detections[after] as Detection).box;
-  const x = Math.min(a.x, b.x);
-  const y = Math.min(a.y, b.y);
-  return {
-    x,
-    y,
-    width: Math.max(a.x + a.width, b.x + b.width) - x,
-    height: Math.max(a.y + a.height, b.y + b.height) - y,
-  };
+  return union((detections[after - 1] as Detection).box, (detections[after] as Detection).box);
 }
 
 /** The reading seen most often (ties: the longest), as the track's text. */
