@@ -8,6 +8,11 @@ import type { Rect, RgbFrame } from "./types";
 export const Source = { none: 0, neighbours: 1, previous: 2, carriedFill: 3, spatial: 4, behind: 5 } as const;
 export type Source = (typeof Source)[keyof typeof Source];
 
+/** Fills that were made up (inpainted, an old made-up fill, an estimate through a box), not seen in a frame. */
+export function isSynthesised(source: number): boolean {
+  return source === Source.spatial || source === Source.carriedFill || source === Source.behind;
+}
+
 /**
  * The working state of one crop at native resolution: which pixels are masked, how far each pixel
  * is from the mask's edge (inside and outside), and the fill chosen so far for the masked pixels.

@@ -1,5 +1,5 @@
 import { featherSeams } from "./blend";
-import { type CropWork, cropWork, Source } from "./crop";
+import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
 import { clip, fillRegions, grow, union } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
@@ -164,9 +164,7 @@ function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): v
     for (let c = 0; c < 3; c += 1) {
       output.data[pixel * 3 + c] = Math.min(255, Math.max(0, Math.round(fill[i * 3 + c] as number)));
     }
-    if (source[i] === Source.spatial || source[i] === Source.carriedFill || source[i] === Source.behind) {
-      synthesized[pixel] = 255;
-    }
+    if (isSynthesised(source[i] as number)) synthesized[pixel] = 255;
   }
 }
 

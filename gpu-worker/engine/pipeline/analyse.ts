@@ -233,17 +233,19 @@ function refineEnds(track: Track, sampled: number[], signatures: Uint8Array[], p
     }
     return { best, floor: Math.max(MIN_SLIDE_CHANGE, bestChange * SLIDE_SHARE) };
   };
-  const arriving = changes(before + 1, track.first, track.first);
-  const start = strongest(arriving);
-  let first = start.best;
-  while (first > 0 && (arriving.get(first - 1) ?? 0) >= start.floor) first--;
+  /** From the strongest change, the furthest frame in `step`'s direction still changing nearly as much. */
+  const widened = (found: Map<number, number>, step: -1 | 1) => {
+    const { best, floor } = strongest(found);
+    if (best < 0) return null;
+    let frame = best;
+    while ((found.get(frame + step) ?? 0) >= floor) frame += step;
+    return frame;
+  };
+  const first = widened(changes(before + 1, track.first, track.first), -1);
   // Without a clear change, err on the side of erasing: from just after the last sample without it.
-  track.first = start.best >= 0 ? first : before + 1;
-  const leaving = changes(track.last + 1, after, track.last);
-  const end = strongest(leaving);
-  let last = end.best;
-  while (last >= 0 && (leaving.get(last + 1) ?? 0) >= end.floor) last++;
-  track.last = end.best >= 0 ? last - 1 : Math.min(after, signatures.length) - 1;
+  track.first = first ?? before + 1;
+  const end = widened(changes(track.last + 1, after, track.last), 1);
+  track.last = end === null ? Math.min(after, signatures.length) - 1 : end - 1;
 }
 
 /**
