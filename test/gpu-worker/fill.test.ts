@@ -10,6 +10,7 @@ import {
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
+import { maskExtent } from "../../gpu-worker/engine/fill/regions";
 
 const MANDELBROT = "mandelbrot=size=1280x720:rate=25:start_scale=3:end_scale=3";
 
@@ -467,6 +468,25 @@ describe("native resolution", () => {
       { x: 92, y: 32, width: 136, height: 46 },
       { x: 852, y: 1002, width: 216, height: 56 },
     ]);
+  });
+
+  it("finds the mask's extent wherever its set pixels lie, on masks of any length and offset", () => {
+    const bruteExtent = (mask: Uint8Array, width: number) => {
+      const set = [...mask.keys()].filter((i) => mask[i]);
+      if (set.length === 0) return null;
+      const xs = set.map((i) => i % width);
+      const ys = set.map((i) => Math.floor(i / width));
+      const [x, y] = [Math.min(...xs), Math.min(...ys)];
+      return { x, y, width: Math.max(...xs) - x + 1, height: Math.max(...ys) - y + 1 };
+    };
+    // 7x5 is not a whole number of 4-byte words; the subarray starts one byte into its buffer.
+    for (const [width, height, offset] of [[8, 6, 0], [7, 5, 0], [7, 5, 1]] as const) {
+      for (const pixels of [[], [0], [width * height - 1], [3, width * 2 + 1], [width + 6, width * 3 + 2]]) {
+        const mask = new Uint8Array(width * height + offset).subarray(offset);
+        for (const pixel of pixels) if (pixel < mask.length) mask[pixel] = 255;
+        expect(maskExtent(mask, width, height)).toEqual(bruteExtent(mask, width));
+      }
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { type CropWork, Source } from "./crop";
+import { scratchPlane } from "./scratch";
 
 /**
  * Hides seams where pixels borrowed from other frames meet the frame's own: on the ring just outside
@@ -16,7 +17,7 @@ export function featherSeams(
   const { rect, frame, outside, inside, source, fill } = work;
   const { width, height } = rect;
   // Per pixel: R, G, B differences and a weight of 1 where the ring has an estimate.
-  const offsets = new Float32Array(width * height * 4);
+  const offsets = scratchPlane("seam offsets", width * height * 4, 0);
   for (let i = 0; i < outside.length; i += 1) {
     const distance = outside[i] as number;
     if (distance <= 0 || distance > ringWidth || Number.isNaN(ringEstimate[i * 3])) continue;
@@ -47,9 +48,10 @@ export function featherSeams(
 
 /** Sums over a (2*radius+1)^2 box of a 4-channel image, separably with running sums. */
 function boxFilter(image: Float32Array, width: number, height: number, radius: number): Float32Array {
-  const rows = new Float32Array(image.length);
+  // Every entry of both planes is written below, so they need not start at zero.
+  const rows = scratchPlane("seam rows", image.length);
   for (let y = 0; y < height; y += 1) runningSum(image, rows, y * width * 4, 4, width, radius);
-  const boxes = new Float32Array(image.length);
+  const boxes = scratchPlane("seam boxes", image.length);
   for (let x = 0; x < width; x += 1) runningSum(rows, boxes, x * 4, width * 4, height, radius);
   return boxes;
 }

@@ -23,6 +23,8 @@ export interface CropWork {
   frame: RgbFrame;
   /** 1 where the text mask is set, per crop pixel. */
   masked: Uint8Array;
+  /** The crop indices where `masked` is set, in order: the hot loops visit these rather than the whole crop. */
+  maskedPixels: Uint32Array;
   /** For masked pixels: distance to the nearest unmasked pixel (1 next to the edge); 0 elsewhere. */
   inside: Float32Array;
   /** For unmasked pixels: distance to the nearest masked pixel (1 next to the edge); 0 elsewhere. */
@@ -41,10 +43,15 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: Rect): P
     const start = (rect.y + y) * frame.width + rect.x;
     for (let x = 0; x < rect.width; x += 1) masked[y * rect.width + x] = mask[start + x] ? 1 : 0;
   }
+  let count = 0;
+  for (let i = 0; i < size; i += 1) count += masked[i] as number;
+  const maskedPixels = new Uint32Array(count);
+  for (let i = 0, next = 0; i < size; i += 1) if (masked[i]) maskedPixels[next++] = i;
   return {
     rect,
     frame,
     masked,
+    maskedPixels,
     inside: distanceTo(cv, masked, rect, 0),
     outside: distanceTo(cv, masked, rect, 1),
     source: new Uint8Array(size),
@@ -60,7 +67,7 @@ function distanceTo(cv: OpenCv, masked: Uint8Array, rect: Rect, target: 0 | 1): 
     const data = input.data;
     for (let i = 0; i < masked.length; i += 1) data[i] = masked[i] === target ? 0 : 255;
     cv.distanceTransform(input, distance, cv.DIST_L2, 5);
-    return Float32Array.from(distance.data32F);
+    return new Float32Array(distance.data32F);
   } finally {
     release(input, distance);
   }

@@ -80,7 +80,7 @@ export async function fillFrame(
   const current = window[center];
   if (!current) throw new RangeError(`window has no frame ${center}`);
   const { frame, mask } = current;
-  const output = { width: frame.width, height: frame.height, data: Uint8Array.from(frame.data) };
+  const output = { width: frame.width, height: frame.height, data: new Uint8Array(frame.data) };
   const synthesized = new Uint8Array(frame.width * frame.height);
   // The crop must hold the ring the sources are checked on and the context the inpainting reads.
   const margin = Math.max(settings.margin, RING_WIDTH + 1, settings.inpaintRadius + 1);
@@ -157,9 +157,8 @@ function feather(work: CropWork, aligned: WeightedSource[], band: number, maxOff
 }
 
 function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): void {
-  const { rect, masked, fill, source } = work;
-  for (let i = 0; i < masked.length; i += 1) {
-    if (!masked[i]) continue;
+  const { rect, maskedPixels, fill, source } = work;
+  for (const i of maskedPixels) {
     const pixel = (rect.y + Math.floor(i / rect.width)) * output.width + rect.x + (i % rect.width);
     for (let c = 0; c < 3; c += 1) {
       output.data[pixel * 3 + c] = Math.min(255, Math.max(0, Math.round(fill[i * 3 + c] as number)));
@@ -170,9 +169,9 @@ function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): v
 
 /** Takes the frame's own estimate of the picture behind a see-through box where nothing better was found. */
 function fillFromBehind(work: CropWork, behind: Uint8Array): void {
-  const { rect, frame, masked, source, fill } = work;
-  for (let i = 0; i < masked.length; i += 1) {
-    if (!masked[i] || source[i] !== Source.none) continue;
+  const { rect, frame, maskedPixels, source, fill } = work;
+  for (const i of maskedPixels) {
+    if (source[i] !== Source.none) continue;
     const pixel = (rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width);
     if (!behind[pixel]) continue;
     for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = frame.data[pixel * 3 + c] as number;
@@ -181,5 +180,6 @@ function fillFromBehind(work: CropWork, behind: Uint8Array): void {
 }
 
 function hasUnfilled(work: CropWork): boolean {
-  return work.masked.some((masked, i) => masked && work.source[i] === Source.none);
+  for (const i of work.maskedPixels) if (work.source[i] === Source.none) return true;
+  return false;
 }

@@ -1,4 +1,4 @@
-import { MotionEstimator } from "./motion";
+import { type GreyRegion, greyRegion, MotionEstimator } from "./motion";
 import { type Homography, IDENTITY, type MaskedFrame, type Rect } from "./types";
 
 /** A window frame with its place in the video. */
@@ -49,6 +49,8 @@ export function invert(h: Homography): Homography | undefined {
 export class MotionChain {
   /** H(frame i → frame i+1) by i; undefined where the motion could not be trusted. */
   private readonly steps = new Map<number, Homography | undefined>();
+  /** The last step's target frame in grey: usually the next step's source. */
+  private lastTarget?: { index: number; grey: GreyRegion };
 
   /** The motion from window[from] to window[to], or undefined when a step on the way is unknown. */
   async between(
@@ -82,13 +84,21 @@ export class MotionChain {
     const to = window[at + 1];
     if (!from || !to) return undefined;
     if (this.steps.has(from.index)) return this.steps.get(from.index);
-    const estimator = await MotionEstimator.create(from.frame, from.mask, roi);
+    const reused = this.lastTarget?.index === from.index && sameRect(this.lastTarget.grey.roi, roi);
+    const fromGrey = reused ? (this.lastTarget as { grey: GreyRegion }).grey : greyRegion(from.frame, roi);
+    const toGrey = greyRegion(to.frame, roi);
+    this.lastTarget = { index: to.index, grey: toGrey };
+    const estimator = await MotionEstimator.create(fromGrey, from.mask, roi);
     try {
-      const motion = estimator.track(to.frame, to.mask);
+      const motion = estimator.track(toGrey, to.mask);
       this.steps.set(from.index, motion);
       return motion;
     } finally {
       estimator.release();
     }
   }
+}
+
+function sameRect(a: Rect, b: Rect): boolean {
+  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 }

@@ -37,7 +37,8 @@ export class MotionEstimator {
   /** The source's row and column profiles, made the first time corners fail. */
   private profiles?: Profiles;
 
-  static async create(frame: RgbFrame, mask: Uint8Array, roi: Rect): Promise<MotionEstimator> {
+  /** `frame` may be given as its luma over `roi` (greyRegion), to reuse one computed before. */
+  static async create(frame: RgbFrame | GreyRegion, mask: Uint8Array, roi: Rect): Promise<MotionEstimator> {
     const { cv } = await loadOpenCv();
     const grey = greyMat(cv, frame, roi);
     const usable = clearOfMask(cv, mask, frame.width, roi);
@@ -51,7 +52,7 @@ export class MotionEstimator {
   }
 
   /** The homography mapping pixels of the source frame to `frame`, or undefined when it cannot be trusted. */
-  track(frame: RgbFrame, mask: Uint8Array): Homography | undefined {
+  track(frame: RgbFrame | GreyRegion, mask: Uint8Array): Homography | undefined {
     const target = greyMat(this.cv, frame, this.roi);
     try {
       return this.trackCorners(target, mask, frame.width) ?? this.trackProfiles(target, mask, frame.width);
@@ -187,19 +188,38 @@ function plausible(h: Homography): boolean {
   );
 }
 
-function greyMat(cv: OpenCv, frame: RgbFrame, roi: Rect): Mat {
-  const grey = new cv.Mat(roi.height, roi.width, cv.CV_8UC1);
-  const out = grey.data;
+/** A frame's luma over one region, computed once where two motions are measured on the frame. */
+export interface GreyRegion {
+  /** The whole frame's size, as RgbFrame's. */
+  width: number;
+  height: number;
+  roi: Rect;
+  grey: Uint8Array;
+}
+
+export function greyRegion(frame: RgbFrame, roi: Rect): GreyRegion {
+  const grey = new Uint8Array(roi.width * roi.height);
   const data = frame.data;
   for (let y = 0; y < roi.height; y += 1) {
     let at = ((roi.y + y) * frame.width + roi.x) * 3;
     const row = y * roi.width;
     for (let x = 0; x < roi.width; x += 1, at += 3) {
       // BT.601 luma in fixed point.
-      out[row + x] =
+      grey[row + x] =
         ((data[at] as number) * 77 + (data[at + 1] as number) * 150 + (data[at + 2] as number) * 29) >> 8;
     }
   }
+  return { width: frame.width, height: frame.height, roi, grey };
+}
+
+function greyMat(cv: OpenCv, frame: RgbFrame | GreyRegion, roi: Rect): Mat {
+  const region = "grey" in frame ? frame : greyRegion(frame, roi);
+  const { x, y, width, height } = region.roi;
+  if (x !== roi.x || y !== roi.y || width !== roi.width || height !== roi.height) {
+    throw new RangeError("the grey region is not the region motion is measured in");
+  }
+  const grey = new cv.Mat(roi.height, roi.width, cv.CV_8UC1);
+  grey.data.set(region.grey);
   return grey;
 }
 

@@ -36,11 +36,10 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
 
 /** The smallest rectangle holding every set pixel of the mask; null when none is set. */
 export function maskExtent(mask: Uint8Array, width: number, height: number): Rect | null {
-  let top = -1;
-  let bottom = -1;
-  for (let y = 0; y < height && top < 0; y += 1) if (rowHasMask(mask, y * width, width)) top = y;
-  if (top < 0) return null;
-  for (let y = height - 1; bottom < 0; y -= 1) if (rowHasMask(mask, y * width, width)) bottom = y;
+  const first = firstSet(mask, 1);
+  if (first < 0) return null;
+  const top = Math.floor(first / width);
+  const bottom = Math.min(height - 1, Math.floor(firstSet(mask, -1) / width));
   let left = width;
   let right = -1;
   for (let y = top; y <= bottom; y += 1) {
@@ -51,9 +50,22 @@ export function maskExtent(mask: Uint8Array, width: number, height: number): Rec
   return { x: left, y: top, width: right - left + 1, height: bottom - top + 1 };
 }
 
-function rowHasMask(mask: Uint8Array, start: number, width: number): boolean {
-  for (let x = start; x < start + width; x += 1) if (mask[x]) return true;
-  return false;
+/**
+ * The index of the first set byte (`direction` 1) or the last (-1), -1 when none is: text covers a
+ * small part of the frame, so the rows before it are skipped four bytes at a time where the mask is
+ * aligned for it.
+ */
+function firstSet(mask: Uint8Array, direction: 1 | -1): number {
+  const aligned = mask.byteOffset % 4 === 0 && mask.length % 4 === 0;
+  const words = aligned ? new Uint32Array(mask.buffer, mask.byteOffset, mask.length / 4) : undefined;
+  let at = direction === 1 ? 0 : mask.length - 1;
+  if (words) {
+    let word = direction === 1 ? 0 : words.length - 1;
+    while (word >= 0 && word < words.length && words[word] === 0) word += direction;
+    at = direction === 1 ? word * 4 : word * 4 + 3;
+  }
+  for (; at >= 0 && at < mask.length; at += direction) if (mask[at]) return at;
+  return -1;
 }
 
 export function grow(rect: Rect, by: number): Rect {

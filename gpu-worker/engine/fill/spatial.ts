@@ -24,7 +24,7 @@ export async function inpaintSpatial(
   options: InpaintOptions = {},
 ): Promise<RgbFrame> {
   const radius = options.radius ?? DEFAULT_RADIUS;
-  const out = { width: frame.width, height: frame.height, data: Uint8Array.from(frame.data) };
+  const out = { width: frame.width, height: frame.height, data: new Uint8Array(frame.data) };
   for (const rect of await fillRegions(mask, frame.width, frame.height, radius + 1)) {
     const pixels = new Uint8Array(rect.width * rect.height * 3);
     const holes = new Uint8Array(rect.width * rect.height);
@@ -88,7 +88,7 @@ async function inpaintPixels(
     holeMat.data.set(holes);
     const flags = options.method === "ns" ? cv.INPAINT_NS : cv.INPAINT_TELEA;
     cv.inpaint(image, holeMat, result, options.radius ?? DEFAULT_RADIUS, flags);
-    return Uint8Array.from(result.data);
+    return new Uint8Array(result.data);
   } finally {
     release(image, holeMat, result);
   }

@@ -1,5 +1,6 @@
 import { type CropWork, Source } from "./crop";
 import { project, sampleBicubic } from "./sample";
+import { scratchPlane } from "./scratch";
 import type { Homography, RgbFrame } from "./types";
 
 /** A frame the masked pixels may be taken from, with the motion that aligns it to the centre frame. */
@@ -45,9 +46,9 @@ export function alignedSources(
 export function fillFromSources(work: CropWork, sources: WeightedSource[], kind: Source): void {
   if (sources.length === 0) return;
   const combine = new Combiner(sources);
-  const { rect, masked, source, fill } = work;
-  for (let i = 0; i < masked.length; i += 1) {
-    if (!masked[i] || source[i] !== Source.none) continue;
+  const { rect, maskedPixels, source, fill } = work;
+  for (const i of maskedPixels) {
+    if (source[i] !== Source.none) continue;
     if (combine.at(rect.x + (i % rect.width), rect.y + Math.floor(i / rect.width), fill, i * 3))
       source[i] = kind;
   }
@@ -59,7 +60,8 @@ export function fillFromSources(work: CropWork, sources: WeightedSource[], kind:
  */
 export function estimateRing(work: CropWork, sources: WeightedSource[], ringWidth: number): Float32Array {
   const { rect, outside } = work;
-  const estimate = new Float32Array(outside.length * 3).fill(Number.NaN);
+  // Taken by the seam blend at once: a scratch plane (see scratch.ts).
+  const estimate = scratchPlane("ring estimate", outside.length * 3, Number.NaN);
   const combine = new Combiner(sources);
   for (let i = 0; i < outside.length; i += 1) {
     const distance = outside[i] as number;
@@ -135,8 +137,26 @@ class Combiner {
       count += 1;
     }
     if (count === 0) return false;
-    for (let channel = 0; channel < 3; channel += 1) out[at + channel] = this.median(channel, count);
+    if (count <= 2) this.ofTwo(count, out, at);
+    else for (let channel = 0; channel < 3; channel += 1) out[at + channel] = this.median(channel, count);
     return true;
+  }
+
+  /**
+   * The weighted median of one or two samples, the usual case (the frames just before and after):
+   * the heavier sample, or the mean of both when they weigh the same. Same answer as median().
+   */
+  private ofTwo(count: number, out: Float32Array, at: number): void {
+    const { samples, weights } = this;
+    const first = weights[0] as number;
+    const second = count === 2 ? (weights[1] as number) : 0;
+    const total = first + second;
+    const tie = count === 2 && Math.abs(first - total / 2) < 1e-9 * total;
+    for (let channel = 0; channel < 3; channel += 1) {
+      const a = samples[channel] as number;
+      const b = samples[3 + channel] as number;
+      out[at + channel] = tie ? (a + b) / 2 : first >= second ? a : b;
+    }
   }
 
   // No closures in here: it runs per masked pixel and channel, and tsx wraps every closure it makes.
