@@ -144,6 +144,25 @@ describe("a see-through box", () => {
     expect(error / restored / 3).toBeLessThan(3);
   });
 
+  it("gives back the picture between the letters too, not just around the line", () => {
+    const image = boxed(0.5);
+    const behind = new Uint8Array(WIDTH * HEIGHT);
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    const line = { x: text.x0, y: text.y0, width: text.x1 - text.x0, height: text.y1 - text.y0 };
+    markTextLine(image, line, mask, newLineLook(), () => behind);
+    // The 7-pixel gaps between the letter bars, on the letters' rows.
+    let gaps = 0;
+    let restored = 0;
+    for (let y = 80; y < 100; y++) {
+      for (let x = 96; x < 228; x++) {
+        if (x % 12 < 7) continue;
+        gaps++;
+        if (behind[y * WIDTH + x]) restored++;
+      }
+    }
+    expect(restored / gaps).toBeGreaterThan(0.3);
+  });
+
   it("is not taken for one when the box is solid", () => {
     expect(estimateSeeThrough(boxed(1), box, text)).toBeNull();
   });

@@ -44,6 +44,15 @@ function glyphGrowth(box: Box): number {
   return Math.max(2, Math.round(box.height * 0.12));
 }
 
+/**
+ * Pixels the letters inside a see-through box are grown by. They are found pixel by pixel (what the
+ * box could not have made), edge and outline included, so only their faint rim is left: a third of
+ * the growth above. More would hand the picture behind them, which the box shows, to inpainting.
+ */
+function seeThroughLetterGrowth(box: Box): number {
+  return Math.max(2, Math.round(box.height * 0.04));
+}
+
 /** Otsu's threshold of a histogram: the cut that best splits it in two classes. */
 function otsu(histogram: Uint32Array, total: number): number {
   let sum = 0;
@@ -95,7 +104,7 @@ export function markTextLine(
   const shaded = look ? rememberedBox(image, box, textRect, look) : shadedBox(image, box, textRect);
   if (shaded) {
     const blend = look && behind && lineSeeThrough(image, shaded, textRect, look);
-    if (blend && behind) seeThroughBox(image, shaded, textRect, blend, behind(), glyphGrowth(box));
+    if (blend && behind) seeThroughBox(image, shaded, textRect, blend, behind(), seeThroughLetterGrowth(box));
     return fillRect(mask, width, shaded);
   }
   const background = ringMedian(image, around, textRect);
