@@ -52,8 +52,26 @@ function boxFilter(image: Float32Array, width: number, height: number, radius: n
   const rows = scratchPlane("seam rows", image.length);
   for (let y = 0; y < height; y += 1) runningSum(image, rows, y * width * 4, 4, width, radius);
   const boxes = scratchPlane("seam boxes", image.length);
-  for (let x = 0; x < width; x += 1) runningSum(rows, boxes, x * 4, width * 4, height, radius);
+  columnSums(rows, boxes, width * 4, height, radius);
   return boxes;
+}
+
+/**
+ * runningSum down every column at once, row by row, so memory is read in order rather than a row
+ * apart per step; the same additions in the same order per column.
+ */
+function columnSums(input: Float32Array, output: Float32Array, rowLength: number, rows: number, radius: number) {
+  const sums = new Float64Array(rowLength);
+  const add = (row: number, sign: number) => {
+    const base = row * rowLength;
+    for (let i = 0; i < rowLength; i += 1) sums[i] = (sums[i] as number) + sign * (input[base + i] as number);
+  };
+  for (let k = 0; k < Math.min(radius, rows); k += 1) add(k, 1);
+  for (let k = 0; k < rows; k += 1) {
+    if (k + radius < rows) add(k + radius, 1);
+    if (k - radius - 1 >= 0) add(k - radius - 1, -1);
+    output.set(sums, k * rowLength);
+  }
 }
 
 /** Windowed sums along one line of `count` 4-channel pixels, `stride` floats apart. */
