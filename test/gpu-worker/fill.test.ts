@@ -480,7 +480,11 @@ describe("native resolution", () => {
       return { x, y, width: Math.max(...xs) - x + 1, height: Math.max(...ys) - y + 1 };
     };
     // 7x5 is not a whole number of 4-byte words; the subarray starts one byte into its buffer.
-    for (const [width, height, offset] of [[8, 6, 0], [7, 5, 0], [7, 5, 1]] as const) {
+    for (const [width, height, offset] of [
+      [8, 6, 0],
+      [7, 5, 0],
+      [7, 5, 1],
+    ] as const) {
       for (const pixels of [[], [0], [width * height - 1], [3, width * 2 + 1], [width + 6, width * 3 + 2]]) {
         const mask = new Uint8Array(width * height + offset).subarray(offset);
         for (const pixel of pixels) if (pixel < mask.length) mask[pixel] = 255;

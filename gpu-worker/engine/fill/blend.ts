@@ -60,7 +60,13 @@ function boxFilter(image: Float32Array, width: number, height: number, radius: n
  * runningSum down every column at once, row by row, so memory is read in order rather than a row
  * apart per step; the same additions in the same order per column.
  */
-function columnSums(input: Float32Array, output: Float32Array, rowLength: number, rows: number, radius: number) {
+function columnSums(
+  input: Float32Array,
+  output: Float32Array,
+  rowLength: number,
+  rows: number,
+  radius: number,
+) {
   const sums = new Float64Array(rowLength);
   const add = (row: number, sign: number) => {
     const base = row * rowLength;
