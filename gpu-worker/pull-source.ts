@@ -1,3 +1,4 @@
+import { BUSY_RETRY_SECONDS } from "../edge/lib/busy-retry";
 import type { PullSettings } from "./config";
 import type { JobIntake } from "./intake";
 import type { JobSource } from "./job-source";
@@ -9,8 +10,6 @@ import {
   QueuesPullApi,
 } from "./queues-pull-api";
 
-/** As the push transport: a job this worker cannot take now comes back to some worker 5 s later. */
-const BUSY_RETRY_SECONDS = 5;
 /** The edge could not be reached to claim: a little longer. */
 const ERROR_RETRY_SECONDS = 10;
 /** Pull failures back off up to this. */

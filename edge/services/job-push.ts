@@ -2,10 +2,8 @@ import { and, eq } from "drizzle-orm";
 import { database } from "../db/client";
 import { jobs } from "../db/schema";
 import type { Env } from "../env";
+import { BUSY_RETRY_SECONDS } from "../lib/busy-retry";
 import type { JobMessage } from "./dispatch";
-
-/** How long a job waits before it is offered again to a worker that had no free slot. */
-const BUSY_RETRY_SECONDS = 5;
 
 /**
  * The local transport of the jobs queue: offers each job to the GPU worker over HTTP. The worker
