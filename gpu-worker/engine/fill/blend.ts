@@ -50,54 +50,35 @@ export function featherSeams(
 function boxFilter(image: Float32Array, width: number, height: number, radius: number): Float32Array {
   // Every entry of both planes is written below, so they need not start at zero.
   const rows = scratchPlane("seam rows", image.length);
-  for (let y = 0; y < height; y += 1) runningSum(image, rows, y * width * 4, 4, width, radius);
+  for (let y = 0; y < height; y += 1) slidingSums(image, rows, y * width * 4, 4, width, radius);
+  // Down the columns all at once, a whole row per step, so memory is read in order.
   const boxes = scratchPlane("seam boxes", image.length);
-  columnSums(rows, boxes, width * 4, height, radius);
+  slidingSums(rows, boxes, 0, width * 4, height, radius);
   return boxes;
 }
 
 /**
- * runningSum down every column at once, row by row, so memory is read in order rather than a row
- * apart per step; the same additions in the same order per column.
+ * Windowed sums along a line of `count` steps, each step `lanes` consecutive floats (one pixel's
+ * channels, or a whole row): every lane keeps its own running sum.
  */
-function columnSums(
-  input: Float32Array,
-  output: Float32Array,
-  rowLength: number,
-  rows: number,
-  radius: number,
-) {
-  const sums = new Float64Array(rowLength);
-  const add = (row: number, sign: number) => {
-    const base = row * rowLength;
-    for (let i = 0; i < rowLength; i += 1) sums[i] = (sums[i] as number) + sign * (input[base + i] as number);
-  };
-  for (let k = 0; k < Math.min(radius, rows); k += 1) add(k, 1);
-  for (let k = 0; k < rows; k += 1) {
-    if (k + radius < rows) add(k + radius, 1);
-    if (k - radius - 1 >= 0) add(k - radius - 1, -1);
-    output.set(sums, k * rowLength);
-  }
-}
-
-/** Windowed sums along one line of `count` 4-channel pixels, `stride` floats apart. */
-function runningSum(
+function slidingSums(
   input: Float32Array,
   output: Float32Array,
   start: number,
-  stride: number,
+  lanes: number,
   count: number,
   radius: number,
 ): void {
-  for (let c = 0; c < 4; c += 1) {
-    let sum = 0;
-    for (let k = 0; k < Math.min(radius, count); k += 1) sum += input[start + k * stride + c] as number;
-    for (let k = 0; k < count; k += 1) {
-      const entering = k + radius;
-      const leaving = k - radius - 1;
-      if (entering < count) sum += input[start + entering * stride + c] as number;
-      if (leaving >= 0) sum -= input[start + leaving * stride + c] as number;
-      output[start + k * stride + c] = sum;
-    }
+  const sums = new Float64Array(lanes);
+  const add = (step: number, sign: number) => {
+    const base = start + step * lanes;
+    for (let lane = 0; lane < lanes; lane += 1)
+      sums[lane] = (sums[lane] as number) + sign * (input[base + lane] as number);
+  };
+  for (let k = 0; k < Math.min(radius, count); k += 1) add(k, 1);
+  for (let k = 0; k < count; k += 1) {
+    if (k + radius < count) add(k + radius, 1);
+    if (k - radius - 1 >= 0) add(k - radius - 1, -1);
+    output.set(sums, start + k * lanes);
   }
 }

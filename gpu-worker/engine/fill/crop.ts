@@ -39,12 +39,14 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: Rect): P
   const { cv } = await loadOpenCv();
   const size = rect.width * rect.height;
   const masked = new Uint8Array(size);
+  let count = 0;
   for (let y = 0; y < rect.height; y += 1) {
     const start = (rect.y + y) * frame.width + rect.x;
-    for (let x = 0; x < rect.width; x += 1) masked[y * rect.width + x] = mask[start + x] ? 1 : 0;
+    for (let x = 0; x < rect.width; x += 1) {
+      masked[y * rect.width + x] = mask[start + x] ? 1 : 0;
+      count += masked[y * rect.width + x] as number;
+    }
   }
-  let count = 0;
-  for (let i = 0; i < size; i += 1) count += masked[i] as number;
   const maskedPixels = new Uint32Array(count);
   for (let i = 0, next = 0; i < size; i += 1) if (masked[i]) maskedPixels[next++] = i;
   return {

@@ -84,8 +84,9 @@ export class MotionChain {
     const to = window[at + 1];
     if (!from || !to) return undefined;
     if (this.steps.has(from.index)) return this.steps.get(from.index);
-    const reused = this.lastTarget?.index === from.index && sameRect(this.lastTarget.grey.roi, roi);
-    const fromGrey = reused ? (this.lastTarget as { grey: GreyRegion }).grey : greyRegion(from.frame, roi);
+    const last = this.lastTarget;
+    const fromGrey =
+      last?.index === from.index && sameRect(last.grey.roi, roi) ? last.grey : greyRegion(from.frame, roi);
     const toGrey = greyRegion(to.frame, roi);
     this.lastTarget = { index: to.index, grey: toGrey };
     const estimator = await MotionEstimator.create(fromGrey, from.mask, roi);

@@ -137,26 +137,8 @@ class Combiner {
       count += 1;
     }
     if (count === 0) return false;
-    if (count <= 2) this.ofTwo(count, out, at);
-    else for (let channel = 0; channel < 3; channel += 1) out[at + channel] = this.median(channel, count);
+    for (let channel = 0; channel < 3; channel += 1) out[at + channel] = this.median(channel, count);
     return true;
-  }
-
-  /**
-   * The weighted median of one or two samples, the usual case (the frames just before and after):
-   * the heavier sample, or the mean of both when they weigh the same. Same answer as median().
-   */
-  private ofTwo(count: number, out: Float32Array, at: number): void {
-    const { samples, weights } = this;
-    const first = weights[0] as number;
-    const second = count === 2 ? (weights[1] as number) : 0;
-    const total = first + second;
-    const tie = count === 2 && Math.abs(first - total / 2) < 1e-9 * total;
-    for (let channel = 0; channel < 3; channel += 1) {
-      const a = samples[channel] as number;
-      const b = samples[3 + channel] as number;
-      out[at + channel] = tie ? (a + b) / 2 : first >= second ? a : b;
-    }
   }
 
   // No closures in here: it runs per masked pixel and channel, and tsx wraps every closure it makes.
