@@ -13,8 +13,22 @@ import { markTextLine } from "./pipeline/masks";
 import { boxAt } from "./pipeline/tracks";
 import { residualText } from "./pipeline/verify";
 
-/** Frames on each side of the one being filled, kept in memory as sources: the bounded window. */
-const WINDOW_RADIUS = 2;
+/**
+ * Frames on each side of the one being filled, kept in memory as sources: the bounded window. A
+ * caption that stays put while the camera moves slowly hides pixels that only frames well before or
+ * after show, so the window reaches up to MAX_WINDOW_RADIUS frames (0.8 s at 25 fps) within a memory
+ * budget for its frames and masks: 20 at 720p, 16 at 1080p, 4 at 2160p; never fewer than 2.
+ */
+const MAX_WINDOW_RADIUS = 20;
+const MIN_WINDOW_RADIUS = 2;
+const WINDOW_BUDGET_BYTES = 256 * 1024 * 1024;
+
+export function windowRadius(width: number, height: number): number {
+  // RGB and a one-byte mask per pixel, for the frames on both sides.
+  const frameBytes = width * height * 4;
+  const fits = Math.floor(WINDOW_BUDGET_BYTES / (2 * frameBytes));
+  return Math.max(MIN_WINDOW_RADIUS, Math.min(MAX_WINDOW_RADIUS, fits));
+}
 /** Every this many cleaned frames, the cleaned region is read again for leftover text. */
 const VERIFY_EVERY = 8;
 const WIDEN_PIXELS = 4;
@@ -63,8 +77,8 @@ function frameMask(
 
 /**
  * Cleans a video: the analysis pass finds the lines to erase and when they are on screen; the
- * cleaning pass streams full-resolution frames through a window of ±2 frames, fills the masked
- * pixels from the neighbours (then spatially), checks the cleaned regions for leftover text (one
+ * cleaning pass streams full-resolution frames through a window of up to ±20 frames (windowRadius),
+ * fills the masked pixels from the nearest frames that show them (then spatially), checks the cleaned regions for leftover text (one
  * wider second try on a find), and encodes. Frames without text pass through untouched.
  */
 export async function cleanVideo(
@@ -92,8 +106,9 @@ export async function cleanVideo(
     // NVENC only where onnxruntime got the GPU too (decided once per process).
     const { encoder: videoEncoder } = await selectVideoEncoder(ocr.provider === "cuda");
     const encoder = openEncoder(input, output, probe, { videoEncoder, ...(signal ? { signal } : {}) });
+    const radius = windowRadius(probe.width, probe.height);
     const window: Array<IndexedFrame & { ptsSeconds: number; hasText: boolean }> = [];
-    // One motion measurement per pair of consecutive frames, composed for the ±2 neighbours.
+    // One motion measurement per pair of consecutive frames, composed for the neighbours.
     const chain = new MotionChain();
     // Frames without text share one empty mask (neighbours still need one), never written to.
     const noText = new Uint8Array(probe.width * probe.height);
@@ -114,7 +129,7 @@ export async function cleanVideo(
         return;
       }
       const fill = {
-        windowRadius: WINDOW_RADIUS,
+        windowRadius: radius,
         motion: (to: number, roi: Rect) => chain.between(window, center, to, roi),
       };
       let result = await fillFrame(window, center, previous, fill);
@@ -134,9 +149,9 @@ export async function cleanVideo(
     let next = 0;
     /** Emits every frame whose future neighbours have arrived (all of them at the end), in order. */
     const emitReady = async (lastArrived: number, ended: boolean) => {
-      while (next <= lastArrived && (ended || next + WINDOW_RADIUS <= lastArrived)) {
+      while (next <= lastArrived && (ended || next + radius <= lastArrived)) {
         await emit(next++);
-        while ((window[0]?.index ?? next) < next - WINDOW_RADIUS) window.shift();
+        while ((window[0]?.index ?? next) < next - radius) window.shift();
         chain.forget(window[0]?.index ?? next);
       }
     };

@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rgbFrames } from "../../bench/raw-frames";
-import { cleanVideo } from "../../gpu-worker/engine/clean";
+import { cleanVideo, windowRadius } from "../../gpu-worker/engine/clean";
 import { probeVideo } from "../../gpu-worker/engine/media/probe";
 import { createOcrEngine, type OcrEngine, type Rect, type RgbFrame } from "../../gpu-worker/engine/ocr/ocr";
 import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
@@ -400,5 +400,23 @@ describe("npm run clean --json", () => {
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ error: { code: "unsupported_format" } });
+  });
+});
+
+describe("the cleaning window", () => {
+  it("reaches ±20 frames at 720p and fewer on larger frames, its frames and masks within 256 MB", () => {
+    const budget = 256 * 1024 * 1024;
+    const sizes = [
+      [1280, 720, 20],
+      [720, 1280, 20],
+      [1920, 1080, 16],
+      [3840, 2160, 4],
+      [7680, 4320, 2],
+    ] as const;
+    for (const [width, height, radius] of sizes) {
+      expect(windowRadius(width, height)).toBe(radius);
+      // Past the minimum of ±2, the frames both sides (RGB and a mask byte each) fit the budget.
+      if (radius > 2) expect(2 * radius * width * height * 4).toBeLessThanOrEqual(budget);
+    }
   });
 });

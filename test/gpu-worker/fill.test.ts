@@ -4,6 +4,7 @@ import {
   type FillResult,
   fillFrame,
   fillRegions,
+  type Homography,
   inpaintSpatial,
   type MaskedFrame,
   type PreviousFill,
@@ -280,6 +281,62 @@ describe("temporal fill", () => {
     expect(result.unseen).toBe(0);
     expect(psnr).toBeGreaterThanOrEqual(35);
     expectOnlyMaskedChanged((window[5] as MaskedFrame).frame, result.frame, mask);
+  });
+});
+
+describe("frames far from the one filled", () => {
+  it("fills a caption over a slow pan from frames up to 16 away, with the motion composed over all of them", async () => {
+    const width = 640;
+    const height = 360;
+    // 2 px per frame: a 56 px caption hides pixels that only frames 3 to 14 away show.
+    const slow = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*50':y=200", width, height, 33);
+    const mask = maskOf(width, height, [[300, 200, 56, 24]]);
+    const window = slow.map((frame, index) => ({ ...withText(frame, mask), index }));
+    const center = 16;
+    const fillWith = (windowRadius: number) => {
+      const chain = new MotionChain();
+      return fillFrame(window, center, undefined, {
+        windowRadius,
+        motion: (to, roi) => chain.between(window, center, to, roi),
+      });
+    };
+    const near = await fillWith(2);
+    const far = await fillWith(16);
+    const truth = slow[center] as RgbFrame;
+    const nearPsnr = psnrInMask(near.frame, truth, mask);
+    const farPsnr = psnrInMask(far.frame, truth, mask);
+    console.info(`slow pan: ±2 frames ${nearPsnr.toFixed(1)} dB, ±16 frames ${farPsnr.toFixed(1)} dB`);
+    expect(near.unseen).toBeGreaterThan(0);
+    expect(far.unseen).toBe(0);
+    expect(farPsnr).toBeGreaterThanOrEqual(35);
+    expect(farPsnr).toBeGreaterThan(nearPsnr + 3);
+    expectOnlyMaskedChanged((window[center] as MaskedFrame).frame, far.frame, mask);
+  });
+
+  it("takes out a motion error of a fraction of a pixel, as composing many steps leaves", async () => {
+    const width = 640;
+    const height = 360;
+    const slow = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*50':y=200", width, height, 33);
+    const mask = maskOf(width, height, [[300, 200, 56, 24]]);
+    const window = slow.map((frame) => withText(frame, mask));
+    const center = 16;
+    // The true motion is 2 px per frame to the left; this one is 0.6 px right and 0.5 px down of it.
+    const drifted = async (to: number): Promise<Homography> => [
+      1,
+      0,
+      2 * (center - to) + 0.6,
+      0,
+      1,
+      0.5,
+      0,
+      0,
+      1,
+    ];
+    const result = await fillFrame(window, center, undefined, { windowRadius: 16, motion: drifted });
+    const psnr = psnrInMask(result.frame, slow[center] as RgbFrame, mask);
+    console.info(`slow pan with a drifted motion: ${psnr.toFixed(1)} dB`);
+    expect(result.unseen).toBe(0);
+    expect(psnr).toBeGreaterThanOrEqual(35);
   });
 });
 

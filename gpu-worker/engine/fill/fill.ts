@@ -9,6 +9,7 @@ import {
   estimateRing,
   type FillSource,
   fillFromSources,
+  mayShowUnfilled,
   type WeightedSource,
 } from "./temporal";
 import {
@@ -94,14 +95,18 @@ export async function fillFrame(
   const motionTo = (index: number, target: MaskedFrame) =>
     given ? given(index, motionRoi) : Promise.resolve(estimator?.track(target.frame, target.mask));
   try {
-    const neighbours = await neighbourSources(window, center, settings.windowRadius, motionTo);
+    const sourcesAt = windowSources(window, center, motionTo);
     let towardsPrevious: Homography | undefined;
     let unseen = 0;
     let carried = 0;
     for (const rect of regions) {
       const work = await cropWork(frame, mask, rect);
-      const aligned = alignedSources(work, neighbours, RING_WIDTH, settings.maxAlignmentError);
-      fillFromSources(work, aligned, Source.neighbours);
+      const aligned = await fillFromWindow(
+        work,
+        sourcesAt,
+        settings.windowRadius,
+        settings.maxAlignmentError,
+      );
       let settle: (() => void) | undefined;
       if (previous && hasUnfilled(work)) {
         towardsPrevious ??= given
@@ -129,26 +134,62 @@ export async function fillFrame(
   }
 }
 
-async function neighbourSources(
+/**
+ * Fills the crop from the window, nearest frames first; frames further out are looked at only while
+ * some pixel is still unseen, and only for those pixels. Returns the sources that lined up.
+ */
+async function fillFromWindow(
+  work: CropWork,
+  sourcesAt: (distance: number) => Promise<FillSource[]>,
+  radius: number,
+  maxError: number,
+): Promise<WeightedSource[]> {
+  const aligned: WeightedSource[] = [];
+  let pending = work.maskedPixels;
+  for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
+    const useful = (await sourcesAt(distance)).filter((source) => mayShowUnfilled(work, source, pending));
+    const group = alignedSources(work, useful, RING_WIDTH, maxError);
+    if (group.length === 0) continue;
+    fillFromSources(work, group, Source.neighbours, pending);
+    pending = unfilledOf(work, pending);
+    aligned.push(...group);
+  }
+  return aligned;
+}
+
+/**
+ * The window's frames at a given distance from the centre (before and after it) as fill sources,
+ * each frame's motion measured once however many crops ask.
+ */
+function windowSources(
   window: MaskedFrame[],
   center: number,
-  radius: number,
   motionTo: (index: number, target: MaskedFrame) => Promise<Homography | undefined>,
-): Promise<FillSource[]> {
+): (distance: number) => Promise<FillSource[]> {
   const { frame } = window[center] as MaskedFrame;
-  const sources: FillSource[] = [];
-  const last = Math.min(window.length - 1, center + radius);
-  for (let index = Math.max(0, center - radius); index <= last; index += 1) {
-    const neighbour = window[index];
-    if (index === center || !neighbour) continue;
-    if (neighbour.frame.width !== frame.width || neighbour.frame.height !== frame.height) {
-      throw new RangeError(`window frame ${index} is not ${frame.width}x${frame.height}`);
+  const measured = new Map<number, Promise<FillSource[]>>();
+  const measure = async (distance: number) => {
+    const sources: FillSource[] = [];
+    for (const index of [center - distance, center + distance]) {
+      const neighbour = window[index];
+      if (!neighbour) continue;
+      if (neighbour.frame.width !== frame.width || neighbour.frame.height !== frame.height) {
+        throw new RangeError(`window frame ${index} is not ${frame.width}x${frame.height}`);
+      }
+      // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
+      const homography = (await motionTo(index, neighbour)) ?? IDENTITY;
+      sources.push({ ...neighbour, motion: homography, distance });
     }
-    // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
-    const homography = (await motionTo(index, neighbour)) ?? IDENTITY;
-    sources.push({ ...neighbour, motion: homography, distance: Math.abs(index - center) });
-  }
-  return sources;
+    return sources;
+  };
+  return (distance) => {
+    let sources = measured.get(distance);
+    if (!sources) {
+      sources = measure(distance);
+      measured.set(distance, sources);
+    }
+    return sources;
+  };
 }
 
 function feather(work: CropWork, aligned: WeightedSource[], band: number, maxOffset: number): void {
@@ -177,6 +218,14 @@ function fillFromBehind(work: CropWork, behind: Uint8Array): void {
     for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = frame.data[pixel * 3 + c] as number;
     source[i] = Source.behind;
   }
+}
+
+/** The pixels of `pixels` that are still unfilled, in order (a plain loop: TypedArray.filter is slow). */
+function unfilledOf(work: CropWork, pixels: Uint32Array): Uint32Array {
+  const kept = new Uint32Array(pixels.length);
+  let count = 0;
+  for (const i of pixels) if (work.source[i] === Source.none) kept[count++] = i;
+  return kept.subarray(0, count);
 }
 
 function hasUnfilled(work: CropWork): boolean {

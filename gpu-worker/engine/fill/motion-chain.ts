@@ -42,8 +42,9 @@ export function invert(h: Homography): Homography | undefined {
 
 /**
  * Camera motion across a stream of frames, measured once between each frame and the next and
- * composed for frames further apart: filling a frame from ±2 neighbours then needs one optical-flow
- * run per frame instead of one per neighbour. A step measured for one region is reused for the
+ * composed for frames further apart: filling a frame from its window's neighbours then needs one
+ * optical-flow run per frame instead of one per neighbour (the drift composing adds is taken out by
+ * each source's ring alignment, see temporal.ts). A step measured for one region is reused for the
  * next frames' regions, which is right for the whole-frame motion of pans and zooms.
  */
 export class MotionChain {

@@ -1,4 +1,4 @@
-import type { Homography, RgbFrame } from "./types";
+import type { Homography, Rect, RgbFrame } from "./types";
 
 /** Taps with less weight than this are ignored, so integer shifts never read the pixel beside. */
 const NEGLIGIBLE = 1e-3;
@@ -65,5 +65,23 @@ export function sampleBicubic(
   out[at] = r;
   out[at + 1] = g;
   out[at + 2] = b;
+  return true;
+}
+
+/** Below this displacement, in pixels anywhere in a crop, the background counts as static. */
+const STATIC_MOTION = 0.25;
+
+/** Whether the motion moves no corner of `rect` by more than STATIC_MOTION. */
+export function isStatic(motion: Homography, rect: Rect): boolean {
+  const point = { x: 0, y: 0 };
+  for (const [x, y] of [
+    [rect.x, rect.y],
+    [rect.x + rect.width, rect.y],
+    [rect.x, rect.y + rect.height],
+    [rect.x + rect.width, rect.y + rect.height],
+  ] as const) {
+    project(motion, x, y, point);
+    if (Math.hypot(point.x - x, point.y - y) > STATIC_MOTION) return false;
+  }
   return true;
 }

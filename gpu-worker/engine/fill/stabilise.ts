@@ -1,8 +1,8 @@
 import { type CropWork, Source } from "./crop";
 import type { MotionEstimator } from "./motion";
-import { project } from "./sample";
+import { isStatic } from "./sample";
 import { alignedSources, fillFromSources } from "./temporal";
-import { type Homography, IDENTITY, type Rect, type RgbFrame } from "./types";
+import { type Homography, IDENTITY, type RgbFrame } from "./types";
 
 /** The previous frame's output, so pixels no frame shows keep the fill they had (no flicker). */
 export interface PreviousFill {
@@ -14,8 +14,6 @@ export interface PreviousFill {
   filledMask: Uint8Array;
 }
 
-/** Below this displacement, in pixels anywhere in a crop, the background counts as static. */
-const STATIC_MOTION = 0.25;
 /** How much of a fresh spatial fill enters per frame over a moving background; the rest is the old fill. */
 const FRESH_SHARE = 0.3;
 
@@ -75,18 +73,4 @@ function easeIn(work: CropWork, aligned: ReturnType<typeof alignedSources>): voi
         FRESH_SHARE * (work.fill[at] as number) + (1 - FRESH_SHARE) * (earlier.fill[at] as number);
     }
   }
-}
-
-function isStatic(motion: Homography, rect: Rect): boolean {
-  const point = { x: 0, y: 0 };
-  for (const [x, y] of [
-    [rect.x, rect.y],
-    [rect.x + rect.width, rect.y],
-    [rect.x, rect.y + rect.height],
-    [rect.x + rect.width, rect.y + rect.height],
-  ] as const) {
-    project(motion, x, y, point);
-    if (Math.hypot(point.x - x, point.y - y) > STATIC_MOTION) return false;
-  }
-  return true;
 }

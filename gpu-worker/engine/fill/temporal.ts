@@ -1,5 +1,5 @@
 import { type CropWork, Source } from "./crop";
-import { project, sampleBicubic } from "./sample";
+import { isStatic, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
 import type { Homography, RgbFrame } from "./types";
 
@@ -23,7 +23,8 @@ export interface WeightedSource {
  * Keeps the sources that line up with the centre frame around the hole: the typical absolute RGB
  * difference on the ring of unmasked pixels within `ringWidth` of the mask must stay under
  * `maxError`. That check is local, so it also rejects frames where the global motion is right but
- * the background near the text moved on its own. Weights fall with temporal distance and error.
+ * the background near the text moved on its own. Each source's motion is first corrected by the
+ * ring's own alignment (lineUp). Weights fall with temporal distance and error.
  */
 export function alignedSources(
   work: CropWork,
@@ -32,25 +33,49 @@ export function alignedSources(
   maxError: number,
 ): WeightedSource[] {
   const aligned: WeightedSource[] = [];
-  for (const source of sources) {
-    const error = ringError(work, source, ringWidth);
+  for (const given of sources) {
+    const { source, error } = lineUp(ringOf(work, ringWidth), given, maxError);
     if (error <= maxError) aligned.push({ source, weight: 1 / (source.distance * (1 + error)) });
   }
   return aligned;
 }
 
 /**
- * Fills the masked pixels not filled yet from the nearest sources (in time) that show them: the
- * weighted median when several at that distance do (the frames just before and after).
+ * Whether a source could show any masked pixel not filled yet (of `pixels`, by default all). One that has not moved against the
+ * crop shows exactly the pixels its own text leaves clear, so a source whose text covers all of
+ * them is known useless without sampling: a caption held over a still shot would otherwise be looked
+ * up in every frame of the window.
  */
-export function fillFromSources(work: CropWork, sources: WeightedSource[], kind: Source): void {
+export function mayShowUnfilled(work: CropWork, fillSource: FillSource, pixels = work.maskedPixels): boolean {
+  const { mask, motion, frame } = fillSource;
+  if (!mask || !isStatic(motion, work.rect)) return true;
+  const { rect, source } = work;
+  for (const i of pixels) {
+    if (source[i] !== Source.none) continue;
+    if (!mask[(rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width)]) return true;
+  }
+  return false;
+}
+
+/**
+ * Fills the masked pixels not filled yet (of `pixels`, by default all) from the nearest sources (in
+ * time) that show them: the weighted median when several at that distance do (the frames just
+ * before and after).
+ */
+export function fillFromSources(
+  work: CropWork,
+  sources: WeightedSource[],
+  kind: Source,
+  pixels = work.maskedPixels,
+): void {
   if (sources.length === 0) return;
   const combine = new Combiner(sources);
-  const { rect, maskedPixels, source, fill } = work;
-  for (const i of maskedPixels) {
+  const { rect, source, fill } = work;
+  for (const i of pixels) {
     if (source[i] !== Source.none) continue;
-    if (combine.at(rect.x + (i % rect.width), rect.y + Math.floor(i / rect.width), fill, i * 3))
-      source[i] = kind;
+    const x = rect.x + (i % rect.width);
+    const y = rect.y + Math.floor(i / rect.width);
+    if (combine.landsClear(x, y) && combine.at(x, y, fill, i * 3)) source[i] = kind;
   }
 }
 
@@ -74,34 +99,143 @@ export function estimateRing(work: CropWork, sources: WeightedSource[], ringWidt
 
 /** Every this many pixels of the ring are compared: plenty for a median, a third of the work. */
 const RING_STRIDE = 3;
+/**
+ * At most this many ring pixels are compared, spread evenly: a long line's glyphs make a ring of
+ * many thousands, and each of the window's frames is checked on it.
+ */
+const MAX_RING_POINTS = 1000;
 
 /**
- * The median over the ring of each pixel's mean absolute RGB difference to the source: a median, so
- * a halo or shadow the mask missed on part of the ring does not condemn a well-aligned source.
+ * The unmasked pixels around the hole that each source is checked on (every RING_STRIDE-th within
+ * `width` of the mask, at most MAX_RING_POINTS), gathered once per crop: their positions, colours and, where all four
+ * neighbours are unmasked too, the grey gradient (NaN elsewhere).
  */
-function ringError(work: CropWork, fillSource: FillSource, ringWidth: number): number {
+interface Ring {
+  width: number;
+  x: Int32Array;
+  y: Int32Array;
+  colour: Float32Array;
+  gradient: Float32Array;
+}
+
+const rings = new WeakMap<CropWork, Ring>();
+
+function ringOf(work: CropWork, width: number): Ring {
+  const known = rings.get(work);
+  if (known?.width === width) return known;
   const { rect, outside, frame } = work;
+  const grey = (pixel: number) =>
+    ((frame.data[pixel * 3] as number) +
+      (frame.data[pixel * 3 + 1] as number) +
+      (frame.data[pixel * 3 + 2] as number)) /
+    3;
+  const candidates: number[] = [];
+  for (let i = 0; i < outside.length; i += RING_STRIDE) {
+    const distance = outside[i] as number;
+    if (distance > 0 && distance <= width) candidates.push(i);
+  }
+  const step = Math.ceil(candidates.length / MAX_RING_POINTS);
+  const picked = step > 1 ? candidates.filter((_, k) => k % step === 0) : candidates;
+  const ring = {
+    width,
+    x: new Int32Array(picked.length),
+    y: new Int32Array(picked.length),
+    colour: new Float32Array(picked.length * 3),
+    gradient: new Float32Array(picked.length * 2).fill(Number.NaN),
+  };
+  picked.forEach((i, k) => {
+    const column = i % rect.width;
+    const row = Math.floor(i / rect.width);
+    const x = rect.x + column;
+    const y = rect.y + row;
+    const pixel = y * frame.width + x;
+    ring.x[k] = x;
+    ring.y[k] = y;
+    for (let c = 0; c < 3; c += 1) ring.colour[k * 3 + c] = frame.data[pixel * 3 + c] as number;
+    const inside = column > 0 && row > 0 && column < rect.width - 1 && row < rect.height - 1;
+    if (inside && outside[i - 1] && outside[i + 1] && outside[i - rect.width] && outside[i + rect.width]) {
+      ring.gradient[k * 2] = (grey(pixel + 1) - grey(pixel - 1)) / 2;
+      ring.gradient[k * 2 + 1] = (grey(pixel + frame.width) - grey(pixel - frame.width)) / 2;
+    }
+  });
+  rings.set(work, ring);
+  return ring;
+}
+
+/**
+ * How a source lines up with the centre frame on the ring. `error`: the median over the ring of each
+ * pixel's mean absolute RGB difference (a median, so a halo or shadow the mask missed on part of the
+ * ring does not condemn a well-aligned source). `shift`: one Lucas-Kanade step, the translation that,
+ * added after the source's motion, best matches it in grey levels with the centre frame's gradients;
+ * undefined when the ring has too little texture in some direction or the step would be implausible.
+ */
+function ringFit(ring: Ring, fillSource: FillSource): { error: number; shift?: { x: number; y: number } } {
   const sample = new Float32Array(3);
   const point = { x: 0, y: 0 };
   const errors: number[] = [];
-  for (let i = 0; i < outside.length; i += RING_STRIDE) {
-    const distance = outside[i] as number;
-    if (distance <= 0 || distance > ringWidth) continue;
-    const x = rect.x + (i % rect.width);
-    const y = rect.y + Math.floor(i / rect.width);
-    project(fillSource.motion, x, y, point);
+  let xx = 0;
+  let xy = 0;
+  let yy = 0;
+  let xe = 0;
+  let ye = 0;
+  for (let k = 0; k < ring.x.length; k += 1) {
+    project(fillSource.motion, ring.x[k] as number, ring.y[k] as number, point);
     if (!sampleBicubic(fillSource.frame, fillSource.mask, point.x, point.y, sample, 0)) continue;
-    const at = (y * frame.width + x) * 3;
-    errors.push(
-      (Math.abs((frame.data[at] as number) - (sample[0] as number)) +
-        Math.abs((frame.data[at + 1] as number) - (sample[1] as number)) +
-        Math.abs((frame.data[at + 2] as number) - (sample[2] as number))) /
-        3,
-    );
+    let absolute = 0;
+    let signed = 0;
+    for (let c = 0; c < 3; c += 1) {
+      const difference = (ring.colour[k * 3 + c] as number) - (sample[c] as number);
+      absolute += Math.abs(difference);
+      signed += difference;
+    }
+    errors.push(absolute / 3);
+    const gx = ring.gradient[k * 2] as number;
+    if (Number.isNaN(gx)) continue;
+    const gy = ring.gradient[k * 2 + 1] as number;
+    xx += gx * gx;
+    xy += gx * gy;
+    yy += gy * gy;
+    xe += (gx * signed) / 3;
+    ye += (gy * signed) / 3;
   }
   // A source that shows none of the ring cannot be checked, so it is not trusted.
-  if (errors.length === 0) return Number.POSITIVE_INFINITY;
-  return Float32Array.from(errors).sort()[errors.length >> 1] as number;
+  if (errors.length === 0) return { error: Number.POSITIVE_INFINITY };
+  const error = Float32Array.from(errors).sort()[errors.length >> 1] as number;
+  const determinant = xx * yy - xy * xy;
+  if (!(determinant > 1e-4 * (xx + yy) ** 2)) return { error };
+  const x = (yy * xe - xy * ye) / determinant;
+  const y = (xx * ye - xy * xe) / determinant;
+  return Math.abs(x) <= MAX_SHIFT && Math.abs(y) <= MAX_SHIFT ? { error, shift: { x, y } } : { error };
+}
+
+/** Lucas-Kanade steps at most: the second takes out most of what the first's linearisation left. */
+const LINE_UP_STEPS = 2;
+/** Largest correction the ring's alignment may make to the camera motion, in pixels. */
+const MAX_SHIFT = 2;
+
+/**
+ * The source, with its motion corrected by the ring's own alignment where that lines it up better:
+ * composed over many frames, the camera motion drifts by a fraction of a pixel, which shows as a
+ * seam or a doubled texture in the fill. A source far off on the ring (another shot, a picture that
+ * changed) is not worth the steps.
+ */
+function lineUp(ring: Ring, given: FillSource, maxError: number): { source: FillSource; error: number } {
+  let fit = ringFit(ring, given);
+  let best = { source: given, error: fit.error };
+  for (let step = 0; step < LINE_UP_STEPS && fit.shift && best.error <= 2 * maxError; step += 1) {
+    const shifted = { ...best.source, motion: translated(best.source.motion, fit.shift) };
+    fit = ringFit(ring, shifted);
+    if (!(fit.error < best.error)) break;
+    best = { source: shifted, error: fit.error };
+  }
+  return best;
+}
+
+/** T(shift)·h: the shift is added after the projection. */
+function translated(h: Homography, shift: { x: number; y: number }): Homography {
+  return h.map((value, k) =>
+    k < 3 ? value + shift.x * (h[6 + k] as number) : k < 6 ? value + shift.y * (h[3 + k] as number) : value,
+  ) as unknown as Homography;
 }
 
 /**
@@ -116,11 +250,37 @@ class Combiner {
   private readonly order: Uint16Array;
   private readonly point = { x: 0, y: 0 };
 
+  /** The sources' motions, 9 entries each, and text masks, for landsClear's tight loop. */
+  private readonly motions: Float64Array;
+  private readonly masks: Array<Uint8Array | undefined>;
+
   constructor(sources: WeightedSource[]) {
     this.sources = [...sources].sort((a, b) => a.source.distance - b.source.distance);
     this.samples = new Float32Array(sources.length * 3);
     this.weights = new Float32Array(sources.length);
     this.order = new Uint16Array(sources.length);
+    this.motions = Float64Array.from(this.sources.flatMap(({ source }) => source.motion));
+    this.masks = this.sources.map(({ source }) => source.mask);
+  }
+
+  /**
+   * Whether (x, y) lands on a pixel some source's own text leaves clear: the cheap half of what at()
+   * checks, done first. Far sources show few of the pixels still unfilled, and most are rejected
+   * here without the bicubic sampling.
+   */
+  landsClear(x: number, y: number): boolean {
+    const { motions: h, masks } = this;
+    const { width, height } = (this.sources[0] as WeightedSource).source.frame;
+    for (let k = 0, m = 0; k < masks.length; k += 1, m += 9) {
+      const w = (h[m + 6] as number) * x + (h[m + 7] as number) * y + (h[m + 8] as number);
+      const landsX = Math.round(((h[m] as number) * x + (h[m + 1] as number) * y + (h[m + 2] as number)) / w);
+      const landsY = Math.round(
+        ((h[m + 3] as number) * x + (h[m + 4] as number) * y + (h[m + 5] as number)) / w,
+      );
+      if (landsX < 0 || landsY < 0 || landsX >= width || landsY >= height) continue;
+      if (!masks[k]?.[landsY * width + landsX]) return true;
+    }
+    return false;
   }
 
   /** Writes the combined colour of centre-frame pixel (x, y) to out[at..at+2]; false if no source saw it. */
