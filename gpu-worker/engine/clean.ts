@@ -78,8 +78,8 @@ function frameMask(
 /**
  * Cleans a video: the analysis pass finds the lines to erase and when they are on screen; the
  * cleaning pass streams full-resolution frames through a window of up to ±20 frames (windowRadius),
- * fills the masked pixels from the nearest frames that show them (then spatially), checks the cleaned regions for leftover text (one
- * wider second try on a find), and encodes. Frames without text pass through untouched.
+ * fills the masked pixels from the nearest frames that show them (then spatially), checks the
+ * cleaned regions for leftover text (one wider second try on a find), and encodes. Frames without text pass through untouched.
  */
 export async function cleanVideo(
   input: string,

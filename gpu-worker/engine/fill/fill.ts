@@ -101,14 +101,14 @@ export async function fillFrame(
     let carried = 0;
     for (const rect of regions) {
       const work = await cropWork(frame, mask, rect);
-      const aligned = await fillFromWindow(
+      const { aligned, unfilled } = await fillFromWindow(
         work,
         sourcesAt,
         settings.windowRadius,
         settings.maxAlignmentError,
       );
       let settle: (() => void) | undefined;
-      if (previous && hasUnfilled(work)) {
+      if (previous && unfilled.length > 0) {
         towardsPrevious ??= given
           ? ((await given(center - 1, motionRoi)) ?? IDENTITY)
           : previousMotion(previous, estimator as MotionEstimator);
@@ -136,14 +136,15 @@ export async function fillFrame(
 
 /**
  * Fills the crop from the window, nearest frames first; frames further out are looked at only while
- * some pixel is still unseen, and only for those pixels. Returns the sources that lined up.
+ * some pixel is still unseen, and only for those pixels. Returns the sources that lined up and the
+ * pixels none showed.
  */
 async function fillFromWindow(
   work: CropWork,
   sourcesAt: (distance: number) => Promise<FillSource[]>,
   radius: number,
   maxError: number,
-): Promise<WeightedSource[]> {
+): Promise<{ aligned: WeightedSource[]; unfilled: Uint32Array }> {
   const aligned: WeightedSource[] = [];
   let pending = work.maskedPixels;
   for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
@@ -154,7 +155,7 @@ async function fillFromWindow(
     pending = unfilledOf(work, pending);
     aligned.push(...group);
   }
-  return aligned;
+  return { aligned, unfilled: pending };
 }
 
 /**
@@ -226,9 +227,4 @@ function unfilledOf(work: CropWork, pixels: Uint32Array): Uint32Array {
   let count = 0;
   for (const i of pixels) if (work.source[i] === Source.none) kept[count++] = i;
   return kept.subarray(0, count);
-}
-
-function hasUnfilled(work: CropWork): boolean {
-  for (const i of work.maskedPixels) if (work.source[i] === Source.none) return true;
-  return false;
 }

@@ -23,6 +23,18 @@ function catmullRom(t: number, into: Float64Array): void {
 const columnWeights = new Float64Array(4);
 const rowWeights = new Float64Array(4);
 
+/** Whether (x, y) lies inside the frame and the pixel nearest to it is not `blocked`. */
+export function nearestIsClear(
+  frame: RgbFrame,
+  blocked: Uint8Array | undefined,
+  x: number,
+  y: number,
+): boolean {
+  const { width, height } = frame;
+  if (!(x >= 0 && y >= 0 && x <= width - 1 && y <= height - 1)) return false;
+  return !blocked?.[Math.round(y) * width + Math.round(x)];
+}
+
 /**
  * Bicubic (Catmull-Rom) sample of `frame` at (x, y) into out[at..at+2]: sharper than bilinear, which
  * matters most where a fill is carried over and resampled frame after frame. Taps past the frame's
@@ -37,12 +49,11 @@ export function sampleBicubic(
   out: Float32Array,
   at: number,
 ): boolean {
+  // Most points that are blocked are deep inside a mask: one look saves computing the weights.
+  if (!nearestIsClear(frame, blocked, x, y)) return false;
   const { width, height, data } = frame;
-  if (!(x >= 0 && y >= 0 && x <= width - 1 && y <= height - 1)) return false;
   const left = Math.floor(x);
   const top = Math.floor(y);
-  // Most points that are blocked are deep inside a mask: one look saves computing the weights.
-  if (blocked?.[Math.round(y) * width + Math.round(x)]) return false;
   catmullRom(x - left, columnWeights);
   catmullRom(y - top, rowWeights);
   let r = 0;

@@ -1,5 +1,6 @@
 import { type CropWork, Source } from "./crop";
-import { isStatic, project, sampleBicubic } from "./sample";
+import { compose } from "./motion-chain";
+import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
 import type { Homography, RgbFrame } from "./types";
 
@@ -41,17 +42,15 @@ export function alignedSources(
 }
 
 /**
- * Whether a source could show any masked pixel not filled yet (of `pixels`, by default all). One that has not moved against the
- * crop shows exactly the pixels its own text leaves clear, so a source whose text covers all of
+ * Whether a source could show any of the crop's `unfilled` pixels. One that has not moved against the crop shows exactly the pixels its own text leaves clear, so a source whose text covers all of
  * them is known useless without sampling: a caption held over a still shot would otherwise be looked
  * up in every frame of the window.
  */
-export function mayShowUnfilled(work: CropWork, fillSource: FillSource, pixels = work.maskedPixels): boolean {
+export function mayShowUnfilled(work: CropWork, fillSource: FillSource, unfilled: Uint32Array): boolean {
   const { mask, motion, frame } = fillSource;
   if (!mask || !isStatic(motion, work.rect)) return true;
-  const { rect, source } = work;
-  for (const i of pixels) {
-    if (source[i] !== Source.none) continue;
+  const { rect } = work;
+  for (const i of unfilled) {
     if (!mask[(rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width)]) return true;
   }
   return false;
@@ -223,19 +222,14 @@ function lineUp(ring: Ring, given: FillSource, maxError: number): { source: Fill
   let fit = ringFit(ring, given);
   let best = { source: given, error: fit.error };
   for (let step = 0; step < LINE_UP_STEPS && fit.shift && best.error <= 2 * maxError; step += 1) {
-    const shifted = { ...best.source, motion: translated(best.source.motion, fit.shift) };
+    // The shift is added after the projection: T(shift)·motion.
+    const shift: Homography = [1, 0, fit.shift.x, 0, 1, fit.shift.y, 0, 0, 1];
+    const shifted = { ...best.source, motion: compose(shift, best.source.motion) };
     fit = ringFit(ring, shifted);
     if (!(fit.error < best.error)) break;
     best = { source: shifted, error: fit.error };
   }
   return best;
-}
-
-/** T(shift)·h: the shift is added after the projection. */
-function translated(h: Homography, shift: { x: number; y: number }): Homography {
-  return h.map((value, k) =>
-    k < 3 ? value + shift.x * (h[6 + k] as number) : k < 6 ? value + shift.y * (h[3 + k] as number) : value,
-  ) as unknown as Homography;
 }
 
 /**
@@ -250,17 +244,11 @@ class Combiner {
   private readonly order: Uint16Array;
   private readonly point = { x: 0, y: 0 };
 
-  /** The sources' motions, 9 entries each, and text masks, for landsClear's tight loop. */
-  private readonly motions: Float64Array;
-  private readonly masks: Array<Uint8Array | undefined>;
-
   constructor(sources: WeightedSource[]) {
     this.sources = [...sources].sort((a, b) => a.source.distance - b.source.distance);
     this.samples = new Float32Array(sources.length * 3);
     this.weights = new Float32Array(sources.length);
     this.order = new Uint16Array(sources.length);
-    this.motions = Float64Array.from(this.sources.flatMap(({ source }) => source.motion));
-    this.masks = this.sources.map(({ source }) => source.mask);
   }
 
   /**
@@ -269,16 +257,9 @@ class Combiner {
    * here without the bicubic sampling.
    */
   landsClear(x: number, y: number): boolean {
-    const { motions: h, masks } = this;
-    const { width, height } = (this.sources[0] as WeightedSource).source.frame;
-    for (let k = 0, m = 0; k < masks.length; k += 1, m += 9) {
-      const w = (h[m + 6] as number) * x + (h[m + 7] as number) * y + (h[m + 8] as number);
-      const landsX = Math.round(((h[m] as number) * x + (h[m + 1] as number) * y + (h[m + 2] as number)) / w);
-      const landsY = Math.round(
-        ((h[m + 3] as number) * x + (h[m + 4] as number) * y + (h[m + 5] as number)) / w,
-      );
-      if (landsX < 0 || landsY < 0 || landsX >= width || landsY >= height) continue;
-      if (!masks[k]?.[landsY * width + landsX]) return true;
+    for (const { source } of this.sources) {
+      project(source.motion, x, y, this.point);
+      if (nearestIsClear(source.frame, source.mask, this.point.x, this.point.y)) return true;
     }
     return false;
   }
