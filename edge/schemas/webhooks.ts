@@ -38,7 +38,7 @@ export const WebhookEndpointSchema = z
     enabled: z.boolean(),
     disabled_reason: z.enum(["gone", "failing"]).nullable().openapi({
       description:
-        "Why the service switched the endpoint off: gone (it answered 410), failing (three days of failed deliveries)",
+        "Why the service switched the endpoint off: gone (it answered 410), failing (three days of failed deliveries, or one event failing its whole retry schedule)",
     }),
     signing_secret_prefix: z.string(),
     previous_secret_expires_at: z.iso.datetime().nullable().openapi({

@@ -147,8 +147,15 @@ export async function handleWebhookMessage(
     return;
   }
   const failingSince = row.webhookFailingSince ?? nowMs;
+  const scheduleUsedUp = !message.manual && nextDelaySeconds(message.attempt, null) === null;
+  // The jittered schedule spans 2.8 to 3.5 days: an event that used it all up has failed about three
+  // days, so it switches the endpoint off whatever the jitter drew.
   const disable: DisabledReason | null =
-    result.status === 410 ? "gone" : nowMs - failingSince >= DISABLE_AFTER_FAILING_MS ? "failing" : null;
+    result.status === 410
+      ? "gone"
+      : nowMs - failingSince >= DISABLE_AFTER_FAILING_MS || scheduleUsedUp
+        ? "failing"
+        : null;
   await db
     .update(workspaces)
     .set(

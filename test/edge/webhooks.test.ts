@@ -194,6 +194,27 @@ describe("webhook delivery", () => {
     expect(endpoint).toMatchObject({ enabled: false, disabled_reason: "failing" });
   });
 
+  it("three days of failures over several events switch the endpoint off before any schedule ends", async () => {
+    const { api_key, eventId } = await workspaceWithEvent("fail", "fail-1");
+    const { env: recording, sent } = recordingEnv();
+    const start = Date.now();
+    await handleWebhookMessage(recording, { event_id: eventId, attempt: 1, not_before: start }, start);
+    const endpoint = () => api("/v1/webhook_endpoint", { key: api_key }).then((r) => r.json());
+    expect(await endpoint()).toMatchObject({ enabled: true, disabled_reason: null });
+    // A later event's second attempt, just over three days after the first failure.
+    const later = await (await api("/v1/webhook_endpoint/test", { method: "POST", key: api_key })).json<{
+      id: string;
+    }>();
+    const threeDaysOn = start + 3 * 24 * 3600_000 + 1000;
+    await handleWebhookMessage(
+      recording,
+      { event_id: later.id, attempt: 2, not_before: threeDaysOn },
+      threeDaysOn,
+    );
+    expect(await endpoint()).toMatchObject({ enabled: false, disabled_reason: "failing" });
+    expect(sent.map((s) => s.body.event_id)).toEqual([eventId]); // the later event is given up, not retried
+  });
+
   it("chains a wait longer than a queue delay", async () => {
     const { eventId } = await workspaceWithEvent("ok", "chain-1");
     const { env: recording, sent } = recordingEnv();
