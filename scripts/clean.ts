@@ -10,16 +10,31 @@ import { createOcrEngine } from "../gpu-worker/engine/ocr/ocr";
 const USAGE = 'usage: clean INPUT -o OUTPUT [--text "exact text"]... [--provider auto|cpu|cuda] [--json]';
 const PROVIDERS = ["auto", "cpu", "cuda"] as const;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    output: { type: "string", short: "o" },
-    text: { type: "string", multiple: true },
-    json: { type: "boolean", default: false },
-    provider: { type: "string", default: "auto" },
-  },
-});
+/** The command line, or usage on stderr and exit 2 (0 for --help) when it is not one this takes. */
+function commandLine() {
+  try {
+    const parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        output: { type: "string", short: "o" },
+        text: { type: "string", multiple: true },
+        json: { type: "boolean", default: false },
+        provider: { type: "string", default: "auto" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    if (parsed.values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (error) {
+    console.error(`clean: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
+}
 
+const { positionals, values } = commandLine();
 const [input] = positionals;
 const provider = PROVIDERS.find((name) => name === values.provider);
 if (!input || !values.output || !provider) {

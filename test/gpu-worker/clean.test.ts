@@ -401,6 +401,15 @@ describe("npm run clean --json", () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ error: { code: "unsupported_format" } });
   });
+
+  it("prints its usage for --help, and usage with exit code 2 (no stack trace) for an unknown option", async () => {
+    const help = await run("npm", ["run", "-s", "clean", "--", "--help"], { cwd: REPO_ROOT });
+    expect(help.stdout).toMatch(/^usage: clean INPUT -o OUTPUT/);
+    const wrong = (await clean("--bogus", "x.mp4")) as { code?: number; stderr: string };
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/Unknown option '--bogus'[\s\S]*usage: clean/);
+    expect(wrong.stderr).not.toMatch(/\n\s+at /);
+  });
 });
 
 describe("the cleaning window", () => {
