@@ -12,6 +12,7 @@ import {
 } from "../../gpu-worker/engine/fill";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 import { maskExtent } from "../../gpu-worker/engine/fill/regions";
+import { boxIsMasked, fullTiles } from "../../gpu-worker/engine/fill/tiles";
 
 const MANDELBROT = "mandelbrot=size=1280x720:rate=25:start_scale=3:end_scale=3";
 
@@ -548,6 +549,41 @@ describe("native resolution", () => {
         expect(maskExtent(mask, width, height)).toEqual(bruteExtent(mask, width));
       }
     }
+  });
+});
+
+describe("the block test of the far-frame search", () => {
+  it("calls a box masked only when every pixel of it inside the frame is, and a box off the frame masked", () => {
+    type Bounds = [left: number, top: number, right: number, bottom: number];
+    // 10x7: tiles at the right and bottom edges are cut short by the frame.
+    const [width, height] = [10, 7];
+    const everyPixelMasked = (mask: Uint8Array, box: Bounds) => {
+      for (let y = Math.max(0, box[1]); y <= Math.min(height - 1, box[3]); y += 1) {
+        for (let x = Math.max(0, box[0]); x <= Math.min(width - 1, box[2]); x += 1) {
+          if (!mask[y * width + x]) return false;
+        }
+      }
+      return true;
+    };
+    const boxes: Bounds[] = [];
+    for (const left of [-3, 0, 2, 4, 8])
+      for (const top of [-2, 0, 3, 4, 6]) boxes.push([left, top, left + 3, top + 2]);
+    boxes.push([-9, -9, -1, -1], [10, 0, 14, 6], [0, 0, 9, 6]);
+    let masked = 0;
+    for (let seed = 0; seed < 40; seed += 1) {
+      // Masks from all set to mostly set: one clear pixel must make every box over it unmasked.
+      const mask = new Uint8Array(width * height).fill(255);
+      for (let k = 0; k < seed % 4; k += 1) mask[(seed * 17 + k * 29) % mask.length] = 0;
+      const tiles = fullTiles(mask, width, height);
+      for (const box of boxes) {
+        const verdict = boxIsMasked(tiles, ...box);
+        if (verdict) masked += 1;
+        if (verdict) expect(everyPixelMasked(mask, box), `box ${box} on mask ${seed}`).toBe(true);
+      }
+      expect(boxIsMasked(tiles, -9, -9, -1, -1)).toBe(true);
+      if (seed % 4 === 0) expect(boxIsMasked(tiles, 0, 0, 9, 6)).toBe(true);
+    }
+    expect(masked).toBeGreaterThan(boxes.length * 10);
   });
 });
 

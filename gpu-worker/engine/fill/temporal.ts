@@ -2,6 +2,7 @@ import { type CropWork, Source } from "./crop";
 import { compose } from "./motion-chain";
 import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
+import { boxIsMasked, fullTiles } from "./tiles";
 import type { Homography, RgbFrame } from "./types";
 
 /** A frame the masked pixels may be taken from, with the motion that aligns it to the centre frame. */
@@ -70,13 +71,31 @@ export function fillFromSources(
   if (sources.length === 0) return;
   const combine = new Combiner(sources);
   const { rect, source, fill } = work;
+  const blocksAcross = (rect.width >> BLOCK_SHIFT) + 1;
+  // Per block of the crop: 0 not looked at yet, 1 some source may show it, 2 none can.
+  const blockState = new Uint8Array(blocksAcross * ((rect.height >> BLOCK_SHIFT) + 1));
   for (const i of pixels) {
     if (source[i] !== Source.none) continue;
-    const x = rect.x + (i % rect.width);
-    const y = rect.y + Math.floor(i / rect.width);
+    const row = Math.floor(i / rect.width);
+    const column = i - row * rect.width;
+    const block = (row >> BLOCK_SHIFT) * blocksAcross + (column >> BLOCK_SHIFT);
+    if (blockState[block] === 0) {
+      const left = rect.x + ((column >> BLOCK_SHIFT) << BLOCK_SHIFT);
+      const top = rect.y + ((row >> BLOCK_SHIFT) << BLOCK_SHIFT);
+      blockState[block] = combine.blockHidden(left, top, 1 << BLOCK_SHIFT) ? 2 : 1;
+    }
+    if (blockState[block] === 2) continue;
+    const x = rect.x + column;
+    const y = rect.y + row;
     if (combine.landsClear(x, y) && combine.at(x, y, fill, i * 3)) source[i] = kind;
   }
 }
+
+/**
+ * Pixels are first tested in blocks of this many (log2) a side: far frames show few of the pixels
+ * still unfilled, and the inside of a wide box is rejected a block at a time.
+ */
+const BLOCK_SHIFT = 3;
 
 /**
  * What the same combination gives on the unmasked ring around the hole (NaN where nothing was seen),
@@ -262,6 +281,41 @@ class Combiner {
       if (nearestIsClear(source.frame, source.mask, this.point.x, this.point.y)) return true;
     }
     return false;
+  }
+
+  /**
+   * Whether no pixel of the block [left, left + size) × [top, top + size) can land clear in any
+   * source: each source's projection of the block falls outside the frame or wholly on its text.
+   */
+  blockHidden(left: number, top: number, size: number): boolean {
+    const { point } = this;
+    for (const { source } of this.sources) {
+      const { frame, mask, motion } = source;
+      let minX = Number.POSITIVE_INFINITY;
+      let minY = Number.POSITIVE_INFINITY;
+      let maxX = Number.NEGATIVE_INFINITY;
+      let maxY = Number.NEGATIVE_INFINITY;
+      // A homography takes a rectangle to a quadrilateral: its corners bound it.
+      for (let corner = 0; corner < 4; corner += 1) {
+        project(motion, left + (corner & 1) * (size - 1), top + (corner >> 1) * (size - 1), point);
+        minX = Math.min(minX, point.x);
+        minY = Math.min(minY, point.y);
+        maxX = Math.max(maxX, point.x);
+        maxY = Math.max(maxY, point.y);
+      }
+      // A point at infinity (or NaN) in the block: leave it to the per-pixel test.
+      if (!Number.isFinite(minX + minY + maxX + maxY)) return false;
+      const boxLeft = Math.floor(minX);
+      const boxTop = Math.floor(minY);
+      const boxRight = Math.ceil(maxX);
+      const boxBottom = Math.ceil(maxY);
+      if (boxRight < 0 || boxBottom < 0 || boxLeft >= frame.width || boxTop >= frame.height) continue;
+      if (!mask) return false;
+      if (!boxIsMasked(fullTiles(mask, frame.width, frame.height), boxLeft, boxTop, boxRight, boxBottom)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Writes the combined colour of centre-frame pixel (x, y) to out[at..at+2]; false if no source saw it. */
