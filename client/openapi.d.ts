@@ -2067,7 +2067,7 @@ export interface components {
             url: string | null;
             enabled: boolean;
             /**
-             * @description Why the service switched the endpoint off: gone (it answered 410), failing (three days of failed deliveries)
+             * @description Why the service switched the endpoint off: gone (it answered 410), failing (three days of failed deliveries, or one event failing its whole retry schedule)
              * @enum {string|null}
              */
             disabled_reason: "gone" | "failing" | null;
