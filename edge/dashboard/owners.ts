@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { ownerSignInLinks, owners } from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
@@ -65,9 +65,14 @@ export async function createSignInLink(db: Database, workspaceId: string, email:
   const token = newToken();
   const now = Date.now();
   const expiresAt = now + SIGN_IN_LINK_TTL_MS;
-  await db
-    .insert(ownerSignInLinks)
-    .values({ tokenHash: await sha256Hex(token), ownerId: row.id, createdAt: now, expiresAt });
+  // The owner's spent and expired links go as a new one is made, so they never pile up.
+  const spent = or(isNotNull(ownerSignInLinks.usedAt), lte(ownerSignInLinks.expiresAt, now));
+  await db.batch([
+    db.delete(ownerSignInLinks).where(and(eq(ownerSignInLinks.ownerId, row.id), spent)),
+    db
+      .insert(ownerSignInLinks)
+      .values({ tokenHash: await sha256Hex(token), ownerId: row.id, createdAt: now, expiresAt }),
+  ]);
   return { token, expiresAt };
 }
 

@@ -148,6 +148,32 @@ describe("one-time sign-in links", () => {
     );
   });
 
+  it("keeps no spent or expired link of the owner once a new one is made", async () => {
+    const { workspace_id, email } = await ownerWorkspace();
+    const makeLink = async () => {
+      const made = await admin(`/workspaces/${workspace_id}/owners/link`, "POST", { email });
+      return (await made.json<{ url: string }>()).url.match(/#\/link\/([0-9A-Za-z]{43})$/)?.[1] as string;
+    };
+    const spent = await makeLink();
+    expect((await dash("/session/link", { method: "POST", body: { token: spent } })).status).toBe(201);
+    const unused = await makeLink();
+    const expired = await makeLink();
+    await env.DB.prepare("UPDATE owner_sign_in_links SET expires_at = 0 WHERE token_hash = ?")
+      .bind(await sha256Hex(expired))
+      .run();
+    const latest = await makeLink();
+    const kept = await env.DB.prepare(
+      "SELECT token_hash FROM owner_sign_in_links WHERE owner_id = (SELECT id FROM owners WHERE email = ?)",
+    )
+      .bind(email)
+      .all<{ token_hash: string }>();
+    expect(kept.results.map((row) => row.token_hash).sort()).toEqual(
+      [await sha256Hex(unused), await sha256Hex(latest)].sort(),
+    );
+    // The link still waiting to be used works.
+    expect((await dash("/session/link", { method: "POST", body: { token: unused } })).status).toBe(201);
+  });
+
   it("is made only for the workspace's own owner", async () => {
     const { email } = await ownerWorkspace();
     const other = await createWorkspace();
