@@ -207,6 +207,38 @@ describe("the dashboard in a browser, on the real local stack", () => {
     await shot("usage");
   });
 
+  it("shows older jobs on request, a page at a time, newest first", async () => {
+    const v1 = async (method: string, route: string, body?: unknown) => {
+      const answer = await fetch(`${stack.baseUrl}/v1${route}`, {
+        method,
+        headers: { Authorization: `Bearer ${workspace.api_key}`, "Content-Type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(answer.status).toBeLessThan(300);
+      return (await answer.json()) as { id: string };
+    };
+    // Two more jobs, canceled at once: three in the workspace, the one uploaded above the oldest.
+    const added: string[] = [];
+    for (let k = 0; k < 2; k += 1) {
+      const job = await v1("POST", "/jobs", { video_url: `${receiver.url}/files/spring-ad.mp4` });
+      await v1("POST", `/jobs/${job.id}/cancel`);
+      added.unshift(job.id);
+    }
+    await page.goto(`${stack.baseUrl}/#/jobs?per_page=1`);
+    await expect.poll(() => heading().textContent()).toBe("Jobs");
+    const rows = page.locator("tbody tr");
+    const more = page.getByRole("button", { name: "Show older jobs" });
+    await expect.poll(() => rows.count()).toBe(1);
+    await more.click();
+    await expect.poll(() => rows.count()).toBe(2);
+    await more.click();
+    await expect.poll(() => rows.count()).toBe(3);
+    await expect.poll(() => more.isHidden()).toBe(true);
+    const shown = await rows.evaluateAll((all) => all.map((row) => row.getAttribute("data-job")));
+    expect(shown.slice(0, 2)).toEqual(added);
+    expect(shown[2]).toMatch(/^job_/);
+  });
+
   it("fits a 375 px wide screen without sideways scrolling", async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     for (const route of ["#/jobs", "#/clean", "#/keys", "#/webhooks", "#/usage"]) {

@@ -54,13 +54,47 @@ function jobRow(job) {
   return { row, update };
 }
 
+/** Jobs shown at first and added by each "Show older jobs"; `per_page` in the address overrides it. */
+const PER_PAGE = 50;
+/** The API's largest page. */
+const MAX_LIMIT = 100;
+
 /**
- * The jobs list: newest first, filter by status, live progress while the page is open.
+ * The newest `wanted` jobs (under `status` when given), a page of the API at a time.
+ * @param {number} wanted
+ * @param {string} status
+ * @returns {Promise<{ jobs: any[], more: boolean }>}
+ */
+async function newestJobs(wanted, status) {
+  /** @type {any[]} */
+  const jobs = [];
+  let more = true;
+  while (more && jobs.length < wanted) {
+    const after = jobs.at(-1)?.id;
+    const query = new URLSearchParams({ limit: String(Math.min(MAX_LIMIT, wanted - jobs.length)) });
+    if (status) query.set("status", status);
+    if (after) query.set("starting_after", after);
+    const page = await call("GET", `/jobs?${query}`);
+    jobs.push(...page.data);
+    more = page.has_more && page.data.length > 0;
+  }
+  return { jobs, more };
+}
+
+/**
+ * The jobs list: newest first, filter by status, live progress while the page is open, older jobs
+ * on request. Every row shown is polled, so a new job pushes the others down without a gap.
  * @param {HTMLElement} view
  * @param {string} query e.g. "status=failed"
  */
 export async function renderJobs(view, query) {
-  const status = new URLSearchParams(query).get("status") ?? "";
+  const params = new URLSearchParams(query);
+  const status = params.get("status") ?? "";
+  const perPage = Math.min(
+    MAX_LIMIT,
+    Math.max(1, Number.parseInt(params.get("per_page") ?? "", 10) || PER_PAGE),
+  );
+  let wanted = perPage;
   const filter = h(
     "select",
     { id: "status-filter" },
@@ -78,6 +112,7 @@ export async function renderJobs(view, query) {
     h("a", { href: "#/clean" }, "Clean a video"),
   );
   const problems = h("div");
+  const older = h("button", { type: "button", hidden: true }, "Show older jobs");
   /** @type {Map<string, ReturnType<typeof jobRow>>} */
   const rows = new Map();
   view.append(
@@ -94,15 +129,15 @@ export async function renderJobs(view, query) {
       body,
     ),
     empty,
+    older,
   );
-  const path = `/jobs?limit=50${status ? `&status=${status}` : ""}`;
-  return repeat(POLL_MS, async () => {
+  const poll = async () => {
     try {
-      const page = await call("GET", path);
+      const { jobs, more } = await newestJobs(wanted, status);
       problems.replaceChildren();
       /** @type {HTMLElement[]} */
       const ordered = [];
-      for (const job of page.data) {
+      for (const job of jobs) {
         const known = rows.get(job.id) ?? jobRow(job);
         rows.set(job.id, known);
         known.update(job);
@@ -114,9 +149,24 @@ export async function renderJobs(view, query) {
       });
       // Jobs that left this filter (and messages below them) go.
       while (body.children.length > ordered.length) body.lastElementChild?.remove();
-      empty.hidden = page.data.length > 0;
+      empty.hidden = jobs.length > 0;
+      older.hidden = !more;
     } catch (error) {
       problems.replaceChildren(errorBox(error));
     }
+  };
+  // Polls run one after another, the timer's and the button's alike.
+  let polled = Promise.resolve();
+  const refresh = () => {
+    polled = polled.then(poll);
+    return polled;
+  };
+  older.addEventListener("click", async () => {
+    wanted += perPage;
+    older.disabled = true;
+    await refresh();
+    older.disabled = false;
+    announce(`Showing ${body.children.length} jobs.`);
   });
+  return repeat(POLL_MS, refresh);
 }
