@@ -124,7 +124,8 @@ export const CLIPS: ClipSpec[] = [
   },
   {
     name: "full-hd",
-    purpose: "1080p: a hook on a see-through box and a call-to-action over a slow pan (memory of the ±16 window)",
+    purpose:
+      "1080p: a hook on a see-through box and a call-to-action over a slow pan (memory of the ±16 window)",
     width: 1920,
     height: 1080,
     fps: 25,
