@@ -13,7 +13,8 @@ const USAGE = `usage:
   admin webhook set --workspace W --url U
   admin credits add --workspace W (--plan N | --pack N)
   admin owner create --workspace W --email E --password P
-  admin owner link --workspace W --email E`;
+  admin owner link --workspace W --email E
+  admin owner password --workspace W --email E --password P`;
 
 class UsageError extends Error {}
 
@@ -98,6 +99,11 @@ async function dispatch(): Promise<unknown> {
     }
     case "owner create":
       return call("POST", `${workspacePath()}/owners`, {
+        email: required("email"),
+        password: required("password"),
+      });
+    case "owner password":
+      return call("PUT", `${workspacePath()}/owners/password`, {
         email: required("email"),
         password: required("password"),
       });

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { PLAN_IDS, SUBSCRIPTION_STATUSES } from "../billing/plans";
-import { createOwner, createSignInLink } from "../dashboard/owners";
+import { createOwner, createSignInLink, resetPassword } from "../dashboard/owners";
+import { NewPassword } from "../dashboard/passwords";
 import { database } from "../db/client";
 import type { AppBindings } from "../env";
 import { constantTimeEqual } from "../lib/crypto";
@@ -40,11 +41,8 @@ const AddCredits = z
   .object({ plan: credits.optional(), pack: credits.optional() })
   .refine((body) => body.plan !== undefined || body.pack !== undefined, "give plan or pack");
 
-/** Dashboard passwords: at least 12 characters (no other composition rules). */
-const CreateOwner = z.object({
-  email: z.email().max(320),
-  password: z.string().min(12, "password must be at least 12 characters").max(1024),
-});
+const CreateOwner = z.object({ email: z.email().max(320), password: NewPassword });
+const ResetPassword = z.object({ email: z.string().min(1).max(320), password: NewPassword });
 
 /** The operators' API (ADMIN_TOKEN). Not part of /v1 and not in the public OpenAPI document. */
 export const adminRoutes = new Hono<AppBindings>()
@@ -104,6 +102,12 @@ export const adminRoutes = new Hono<AppBindings>()
     const body = await parseJsonBody(c, CreateOwner);
     const owner = await createOwner(database(c.env.DB), c.req.param("id"), body.email, body.password);
     return c.json({ owner_id: owner.id, workspace_id: owner.workspaceId, email: owner.email }, 201);
+  })
+  // An owner who forgot the password: every one of their sessions ends with the old one.
+  .put("/workspaces/:id/owners/password", async (c) => {
+    const body = await parseJsonBody(c, ResetPassword);
+    const owner = await resetPassword(database(c.env.DB), c.req.param("id"), body.email, body.password);
+    return c.json({ owner_id: owner.id, workspace_id: owner.workspaceId, email: owner.email });
   })
   .post("/workspaces/:id/owners/link", async (c) => {
     const body = await parseJsonBody(c, z.object({ email: z.string().min(1).max(320) }));

@@ -1,6 +1,6 @@
-import { and, eq, gt, isNotNull, isNull, lte, or } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lte, ne, or } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { ownerSignInLinks, owners } from "../db/schema";
+import { ownerSessions, ownerSignInLinks, owners } from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -52,8 +52,8 @@ export async function authenticate(db: Database, email: string, password: string
   return row && matches ? { id: row.id, workspaceId: row.workspaceId, email: row.email } : null;
 }
 
-/** A one-time sign-in token for a workspace's owner; only its SHA-256 is stored. */
-export async function createSignInLink(db: Database, workspaceId: string, email: string) {
+/** The owner of this workspace with this address; resource_not_found for anyone else. */
+async function workspaceOwner(db: Database, workspaceId: string, email: string) {
   const row = await findOwner(db, email);
   if (!row || row.workspaceId !== workspaceId) {
     throw new ApiError(
@@ -62,6 +62,59 @@ export async function createSignInLink(db: Database, workspaceId: string, email:
       "email",
     );
   }
+  return row;
+}
+
+/**
+ * Stores the new password's hash and ends the owner's sessions, all but `keepSession` (a token
+ * hash): whoever knew the old password is signed out everywhere.
+ */
+async function replacePassword(db: Database, ownerId: string, password: string, keepSession?: string) {
+  const sessions = eq(ownerSessions.ownerId, ownerId);
+  await db.batch([
+    db
+      .update(owners)
+      .set({ passwordHash: await hashPassword(password) })
+      .where(eq(owners.id, ownerId)),
+    db
+      .delete(ownerSessions)
+      .where(keepSession ? and(sessions, ne(ownerSessions.tokenHash, keepSession)) : sessions),
+  ]);
+}
+
+/** A signed-in owner changes their own password: the current one must be given, and right. */
+export async function changePassword(
+  db: Database,
+  session: { ownerId: string; tokenHash: string },
+  currentPassword: string,
+  newPassword: string,
+): Promise<void> {
+  const [row] = await db
+    .select({ passwordHash: owners.passwordHash })
+    .from(owners)
+    .where(eq(owners.id, session.ownerId))
+    .limit(1);
+  if (!row || !(await verifyPassword(currentPassword, row.passwordHash))) {
+    throw new ApiError("invalid_credentials", "The current password is wrong.", "current_password");
+  }
+  await replacePassword(db, session.ownerId, newPassword, session.tokenHash);
+}
+
+/** An operator sets a new password for an owner who forgot theirs; every session of the owner ends. */
+export async function resetPassword(
+  db: Database,
+  workspaceId: string,
+  email: string,
+  password: string,
+): Promise<Owner> {
+  const row = await workspaceOwner(db, workspaceId, email);
+  await replacePassword(db, row.id, password);
+  return { id: row.id, workspaceId: row.workspaceId, email: row.email };
+}
+
+/** A one-time sign-in token for a workspace's owner; only its SHA-256 is stored. */
+export async function createSignInLink(db: Database, workspaceId: string, email: string) {
+  const row = await workspaceOwner(db, workspaceId, email);
   const token = newToken();
   const now = Date.now();
   const expiresAt = now + SIGN_IN_LINK_TTL_MS;

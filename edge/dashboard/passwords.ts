@@ -1,4 +1,8 @@
+import { z } from "zod";
 import { base64Decode, base64Encode } from "../lib/crypto";
+
+/** Dashboard passwords: at least 12 characters (no other composition rules). */
+export const NewPassword = z.string().min(12, "password must be at least 12 characters").max(1024);
 
 /**
  * PBKDF2-SHA256 through WebCrypto. workerd refuses more than 100,000 iterations (its cap on

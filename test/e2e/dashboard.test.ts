@@ -250,6 +250,28 @@ describe("the dashboard in a browser, on the real local stack", () => {
     }
   });
 
+  it("changes the password from the account menu; then only the new one signs in", async () => {
+    const NEW_PASSWORD = "another long dashboard password";
+    await page.getByRole("link", { name: "Change password" }).click();
+    await expect.poll(() => heading().textContent()).toBe("Change password");
+    await page.getByLabel("Current password").fill(PASSWORD);
+    await page.getByLabel("New password").fill(NEW_PASSWORD);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Password changed.").waitFor();
+    await shot("password");
+    const signIn = (password: string) =>
+      fetch(`${stack.baseUrl}/dashboard/api/session`, {
+        method: "POST",
+        headers: { Origin: stack.baseUrl, "Content-Type": "application/json" },
+        body: JSON.stringify({ email: EMAIL, password }),
+      });
+    expect((await signIn(PASSWORD)).status).toBe(401);
+    expect((await signIn(NEW_PASSWORD)).status).toBe(201);
+    // This tab's session was kept.
+    await page.getByRole("link", { name: "Usage" }).click();
+    await page.getByRole("heading", { name: "This period" }).waitFor();
+  });
+
   it("signs out, then a one-time link signs in once and never again", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect.poll(() => heading().textContent()).toBe("Sign in");

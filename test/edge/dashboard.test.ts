@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sessionCookieOptions } from "../../edge/dashboard/routes/session";
 import type { Env } from "../../edge/env";
 import { sha256Hex } from "../../edge/lib/crypto";
-import { dash, ownerWorkspace, PASSWORD, sessionCookie, signIn } from "./dashboard-helpers";
+import { type Browser, dash, ownerWorkspace, PASSWORD, sessionCookie, signIn } from "./dashboard-helpers";
 import {
   admin,
   api,
@@ -179,6 +179,75 @@ describe("one-time sign-in links", () => {
     const other = await createWorkspace();
     await expectError(
       await admin(`/workspaces/${other.workspace_id}/owners/link`, "POST", { email }),
+      404,
+      "resource_not_found",
+    );
+  });
+});
+
+describe("passwords", () => {
+  const NEW_PASSWORD = "a brand new passphrase";
+  const change = (as: Browser, body: unknown) => dash("/session/password", { method: "PUT", as, body });
+  const session = (as: Browser) => dash("/session", { as });
+
+  it("changes with the current password: this session stays, the others end, only the new one signs in", async () => {
+    const { email, browser } = await ownerWorkspace();
+    const elsewhere = await signIn(email);
+    expect((await change(browser, { current_password: PASSWORD, new_password: NEW_PASSWORD })).status).toBe(
+      204,
+    );
+    expect((await session(browser)).status).toBe(200);
+    await expectError(await session(elsewhere), 401, "session_required");
+    await expectError(
+      await dash("/session", { method: "POST", body: { email, password: PASSWORD } }),
+      401,
+      "invalid_credentials",
+    );
+    expect((await session(await signIn(email, NEW_PASSWORD))).status).toBe(200);
+  });
+
+  it("refuses a wrong current password, a new one under 12 characters, and a request without the CSRF token", async () => {
+    const { email, browser } = await ownerWorkspace();
+    const wrong = await expectError(
+      await change(browser, { current_password: "not the password", new_password: NEW_PASSWORD }),
+      401,
+      "invalid_credentials",
+    );
+    expect(wrong.error.param).toBe("current_password");
+    const short = await change(browser, { current_password: PASSWORD, new_password: "too short" });
+    expect(short.status).toBe(400);
+    expect((await short.json<{ error: { param?: string } }>()).error.param).toBe("new_password");
+    await expectError(
+      await dash("/session/password", {
+        method: "PUT",
+        as: browser,
+        csrf: "wrong",
+        body: { current_password: PASSWORD, new_password: NEW_PASSWORD },
+      }),
+      403,
+      "csrf_check_failed",
+    );
+    // Nothing changed: the old password still signs in, and the session that tried is still on.
+    expect((await session(await signIn(email))).status).toBe(200);
+    expect((await session(browser)).status).toBe(200);
+  });
+
+  it("an operator's reset ends every session of the owner; the new password signs in", async () => {
+    const { workspace_id, email, browser } = await ownerWorkspace();
+    const reset = await admin(`/workspaces/${workspace_id}/owners/password`, "PUT", {
+      email: email.toUpperCase(),
+      password: NEW_PASSWORD,
+    });
+    expect(reset.status).toBe(200);
+    expect(await reset.json()).toMatchObject({ workspace_id, email });
+    await expectError(await session(browser), 401, "session_required");
+    expect((await session(await signIn(email, NEW_PASSWORD))).status).toBe(200);
+    const other = await createWorkspace();
+    await expectError(
+      await admin(`/workspaces/${other.workspace_id}/owners/password`, "PUT", {
+        email,
+        password: NEW_PASSWORD,
+      }),
       404,
       "resource_not_found",
     );

@@ -8,12 +8,14 @@ import { parseJsonBody } from "../../lib/validation";
 import { requireWorkspace } from "../../services/provisioning";
 import type { DashboardBindings, DashboardRequest } from "../context";
 import { requireSession } from "../guards";
-import { authenticate, type Owner, redeemSignInLink } from "../owners";
+import { authenticate, changePassword, type Owner, redeemSignInLink } from "../owners";
+import { NewPassword } from "../passwords";
 import { csrfTokenFor, endSession, SESSION_COOKIE, SESSION_LIFETIME_MS, startSession } from "../sessions";
 import { signInThrottle } from "../sign-in-throttle";
 
 const SignIn = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
 const LinkSignIn = z.object({ token: z.string().min(1).max(100) });
+const PasswordChange = z.object({ current_password: z.string().min(1).max(1024), new_password: NewPassword });
 
 /** HttpOnly, SameSite=Strict, Secure everywhere but local mode (plain http on 127.0.0.1). */
 export function sessionCookieOptions(env: Env) {
@@ -60,6 +62,13 @@ export const sessionRoutes = new Hono<DashboardBindings>()
     const { session } = c.var.dashboard;
     const owner = { id: session.ownerId, workspaceId: session.workspaceId, email: session.email };
     return c.json(await sessionAnswer(c, owner, getCookie(c, SESSION_COOKIE) ?? "", session.expiresAt));
+  })
+  // Throttled as sign-in is: a wrong current password is a guess at it.
+  .put("/session/password", signInThrottle, requireSession, async (c) => {
+    const body = await parseJsonBody(c, PasswordChange);
+    const { session } = c.var.dashboard;
+    await changePassword(database(c.env.DB), session, body.current_password, body.new_password);
+    return c.body(null, 204);
   })
   .delete("/session", requireSession, async (c) => {
     await endSession(database(c.env.DB), c.var.dashboard.session.tokenHash);

@@ -6,6 +6,7 @@ import { renderClean } from "./pages/clean.js";
 import { renderJob } from "./pages/job.js";
 import { renderJobs } from "./pages/jobs.js";
 import { renderKeys } from "./pages/keys.js";
+import { renderPassword } from "./pages/password.js";
 import { renderSignIn } from "./pages/sign-in.js";
 import { renderUsage } from "./pages/usage.js";
 import { renderWebhooks } from "./pages/webhooks.js";
@@ -20,6 +21,7 @@ const PAGES = {
   keys: renderKeys,
   webhooks: renderWebhooks,
   usage: renderUsage,
+  password: renderPassword,
 };
 const DEFAULT_ROUTE = "#/clean";
 const LINK_PREFIX = "#/link/";
