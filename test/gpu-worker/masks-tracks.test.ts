@@ -17,13 +17,13 @@ const TEXT_BOX = { x: 110, y: 68, width: 100, height: 34 };
 
 type Paint = (x: number, y: number) => [number, number, number];
 
-/** A frame painted by `background`, with a solid red tag holding white letter-like bars. */
-function tagFrame(background: Paint): { width: number; height: number; data: Uint8Array } {
+/** A frame painted by `background`, with a solid red tag holding white letter-like bars, `dx` to the right. */
+function tagFrame(background: Paint, dx = 0): { width: number; height: number; data: Uint8Array } {
   const data = new Uint8Array(WIDTH * HEIGHT * 3);
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
-      const onTag = x >= TAG.x0 && x < TAG.x1 && y >= TAG.y0 && y < TAG.y1;
-      const onLetter = onTag && y >= 74 && y < 96 && x >= 114 && x < 206 && x % 10 < 6;
+      const onTag = x >= TAG.x0 + dx && x < TAG.x1 + dx && y >= TAG.y0 && y < TAG.y1;
+      const onLetter = onTag && y >= 74 && y < 96 && x >= 114 + dx && x < 206 + dx && (x - dx) % 10 < 6;
       data.set(onLetter ? [255, 255, 255] : onTag ? RED : background(x, y), (y * WIDTH + x) * 3);
     }
   }
@@ -66,6 +66,25 @@ describe("markTextLine on a caption's own box", () => {
     const remembered = new Uint8Array(WIDTH * HEIGHT);
     markTextLine(hidden, TEXT_BOX, remembered, look);
     expect(tagPixelsMissed(remembered)).toBe(0);
+  });
+
+  it("keeps the tag in place when a later reading of the line takes in one more word, and moves it when the line slides", () => {
+    const look = newLineLook();
+    // The first frames read only the left part of the words (the detector split the line).
+    const leftWords = { ...TEXT_BOX, width: 60 };
+    for (let frame = 0; frame < 2; frame++) {
+      markTextLine(tagFrame(splitBackground), leftWords, new Uint8Array(WIDTH * HEIGHT), look);
+    }
+    // Then the whole line is read: its box grows to the right, the words did not move.
+    const whole = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(tagFrame(splitBackground), TEXT_BOX, whole, look);
+    expect(tagPixelsMissed(whole)).toBe(0);
+    // The same line 30 pixels to the right: the remembered tag goes with it.
+    const slid = tagFrame(splitBackground, 30);
+    const moved = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(slid, { ...TEXT_BOX, x: TEXT_BOX.x + 30 }, moved, look);
+    expect(moved[85 * WIDTH + TAG.x1 + 20]).toBe(255);
+    expect(moved[85 * WIDTH + TAG.x0 + 5]).toBe(0);
   });
 });
 

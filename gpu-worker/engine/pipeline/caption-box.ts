@@ -125,9 +125,9 @@ export function shadedBox(image: RgbImage, box: Box, rect: Rect): Rect | null {
  * of the same brightness) would leave the box on the frames it was missed on.
  */
 export interface LineLook {
-  /** The union of the boxes found so far, placed as if the text's centre were at `centre`. */
+  /** The union of the boxes found so far, placed as if the text were read at `text`. */
   box?: Rect;
-  centre?: { x: number; y: number };
+  text?: Rect;
   found: number;
   checks: number;
   /** How the box shows the picture behind it, averaged over its first frames; null: it is solid. */
@@ -143,22 +143,29 @@ export function newLineLook(): LineLook {
 const BOX_CHECKS = 8;
 /**
  * Text boxes read on different frames of a still line differ by a few pixels: a shift of the text's
- * centre below this is such jitter and leaves the box where it was found.
+ * edges below this is such jitter and leaves the box where it was found.
  */
-const CENTRE_JITTER = 8;
+const EDGE_JITTER = 8;
 
-function centreOf(rect: Rect): { x: number; y: number } {
-  return { x: (rect.x0 + rect.x1) / 2, y: (rect.y0 + rect.y1) / 2 };
+/**
+ * How far the text moved along one axis, from where its two ends were read then and now: a sliding
+ * line moves both ends, while a reading that took in one more word (or one fewer) moves only one,
+ * and the box behind the words stays where it is.
+ */
+function textShift(then0: number, then1: number, now0: number, now1: number): number {
+  const start = now0 - then0;
+  const end = now1 - then1;
+  if (Math.sign(start) !== Math.sign(end)) return 0;
+  const shift = Math.abs(start) < Math.abs(end) ? start : end;
+  return Math.abs(shift) < EDGE_JITTER ? 0 : Math.round(shift);
 }
 
 /** The remembered box moved with the text (a sliding line), or left in place when the text did not move. */
 function placedBox(look: LineLook, textRect: Rect, image: RgbImage): Rect | null {
-  const { box, centre } = look;
-  if (!box || !centre) return null;
-  const now = centreOf(textRect);
-  const shift = (d: number) => (Math.abs(d) < CENTRE_JITTER ? 0 : Math.round(d));
-  const dx = shift(now.x - centre.x);
-  const dy = shift(now.y - centre.y);
+  const { box, text } = look;
+  if (!box || !text) return null;
+  const dx = textShift(text.x0, text.x1, textRect.x0, textRect.x1);
+  const dy = textShift(text.y0, text.y1, textRect.y0, textRect.y1);
   return {
     x0: Math.max(0, box.x0 + dx),
     y0: Math.max(0, box.y0 + dy),
@@ -176,7 +183,7 @@ export function rememberedBox(image: RgbImage, box: Box, textRect: Rect, look: L
   if (!found) return null;
   const known = placedBox(look, textRect, image);
   look.box = known ? union(known, found) : found;
-  look.centre = centreOf(textRect);
+  look.text = textRect;
   look.found++;
   return look.box;
 }
