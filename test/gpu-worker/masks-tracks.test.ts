@@ -182,6 +182,44 @@ describe("a see-through box", () => {
     expect(restored / gaps).toBeGreaterThan(0.3);
   });
 
+  it("does not give back a letter's anti-aliased rim as a bright outline of the letter", () => {
+    const smooth: Paint = (x, y) => {
+      const value = 110 + 20 * Math.sin(x / 9) * Math.cos(y / 7);
+      return [Math.round(value), Math.round(255 - value), Math.round(0.5 * value + 40)];
+    };
+    // Each letter bar is 4 pixels of white with a 3-pixel anti-aliased rim on both sides (40, 20
+    // and 10 % white), wider than the 2 pixels the letters are grown by at this height.
+    const rim = [0.1, 0.2, 0.4, 1, 1, 1, 1, 0.4, 0.2, 0.1, 0, 0];
+    const data = new Uint8Array(WIDTH * HEIGHT * 3);
+    for (let y = 0; y < HEIGHT; y++) {
+      for (let x = 0; x < WIDTH; x++) {
+        const inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1;
+        const boxed = smooth(x, y).map((v) => (inBox ? v / 2 : v));
+        const onLine = y >= 78 && y < 102 && x >= 84 && x < 236;
+        const white = onLine ? (rim[(x - 84) % 12] as number) : 0;
+        data.set(
+          boxed.map((v) => Math.round(white * 255 + (1 - white) * v)),
+          (y * WIDTH + x) * 3,
+        );
+      }
+    }
+    const image = { width: WIDTH, height: HEIGHT, data };
+    const behind = new Uint8Array(WIDTH * HEIGHT);
+    expect(seeThroughBox(image, box, text, { scale: 0.5, offset: [0, 0, 0] }, behind, 2)).toBe(true);
+    let worst = 0;
+    for (let y = 74; y < 106; y++) {
+      for (let x = 80; x < 240; x++) {
+        const p = y * WIDTH + x;
+        if (!behind[p]) continue;
+        const truth = smooth(x, y);
+        for (let c = 0; c < 3; c++) {
+          worst = Math.max(worst, Math.abs((data[p * 3 + c] as number) - (truth[c] as number)));
+        }
+      }
+    }
+    expect(worst).toBeLessThan(12);
+  });
+
   it("is not taken for one when the box is solid", () => {
     expect(estimateSeeThrough(boxed(1), box, text)).toBeNull();
   });

@@ -105,18 +105,88 @@ export function seeThroughBox(
     }
   }
   if (letterCount < MIN_LETTER_SHARE * (text.x1 - text.x0) * (text.y1 - text.y0)) return false;
-  const grown = dilate(letters, boxWidth, boxHeight, grow);
   const inner = inset(box, EDGE_BAND);
+  const restore = (p: number, c: number) =>
+    Math.max(
+      0,
+      Math.min(255, Math.round(((data[p * 3 + c] as number) - (blend.offset[c] as number)) / blend.scale)),
+    );
+  markHalo(letters, box, inner, width, restore, Math.max(3, Math.round(0.12 * (text.y1 - text.y0))));
+  const grown = dilate(letters, boxWidth, boxHeight, grow);
   for (let y = inner.y0; y < inner.y1; y++) {
     for (let x = inner.x0; x < inner.x1; x++) {
       if (grown[(y - box.y0) * boxWidth + (x - box.x0)]) continue;
       const p = y * width + x;
-      for (let c = 0; c < 3; c++) {
-        const picture = ((data[p * 3 + c] as number) - (blend.offset[c] as number)) / blend.scale;
-        data[p * 3 + c] = Math.max(0, Math.min(255, Math.round(picture)));
-      }
+      for (let c = 0; c < 3; c++) data[p * 3 + c] = restore(p, c);
       behind[p] = 255;
     }
   }
   return true;
+}
+
+/** Share of the picture's restored values, at each end, that the halo test counts as outliers. */
+const PICTURE_PERCENTILE = 0.02;
+/** Levels past the picture's restored range a pixel near the letters must lie to be their halo. */
+const HALO_MARGIN = 12;
+/** Fewest pixels away from the letters for their restored range to be trusted. */
+const MIN_PICTURE_PIXELS = 200;
+
+/**
+ * Adds to `letters` their faint rim: near a letter, a pixel only partly covered by its anti-aliased
+ * edge is within what the box could make, but restored (divided by the box's scale) its bit of
+ * letter colour is magnified into a bright or dark outline of the letter. Such a pixel restores to
+ * a colour outside the range the picture restores to away from the letters, and is a letter too.
+ */
+function markHalo(
+  letters: Uint8Array,
+  box: Rect,
+  inner: Rect,
+  width: number,
+  restore: (pixel: number, channel: number) => number,
+  reach: number,
+): void {
+  const boxWidth = box.x1 - box.x0;
+  const near = dilate(letters, boxWidth, box.y1 - box.y0, reach);
+  const histograms = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  let count = 0;
+  for (let y = inner.y0; y < inner.y1; y++) {
+    for (let x = inner.x0; x < inner.x1; x++) {
+      if (near[(y - box.y0) * boxWidth + (x - box.x0)]) continue;
+      for (let c = 0; c < 3; c++) {
+        const histogram = histograms[c] as Uint32Array;
+        const value = restore(y * width + x, c);
+        histogram[value] = (histogram[value] as number) + 1;
+      }
+      count++;
+    }
+  }
+  if (count < MIN_PICTURE_PIXELS) return;
+  const ranges = histograms.map((histogram) => [
+    percentile(histogram, count, PICTURE_PERCENTILE) - HALO_MARGIN,
+    percentile(histogram, count, 1 - PICTURE_PERCENTILE) + HALO_MARGIN,
+  ]);
+  for (let y = inner.y0; y < inner.y1; y++) {
+    for (let x = inner.x0; x < inner.x1; x++) {
+      const at = (y - box.y0) * boxWidth + (x - box.x0);
+      if (!near[at] || letters[at]) continue;
+      for (let c = 0; c < 3; c++) {
+        const value = restore(y * width + x, c);
+        const [low = 0, high = 255] = ranges[c] ?? [];
+        if (value < low || value > high) {
+          letters[at] = 255;
+          break;
+        }
+      }
+    }
+  }
+}
+
+/** The value below which `share` of the histogram's `count` values lie. */
+function percentile(histogram: Uint32Array, count: number, share: number): number {
+  let seen = 0;
+  for (let value = 0; value < 256; value++) {
+    seen += histogram[value] as number;
+    if (seen > share * count) return value;
+  }
+  return 255;
 }
