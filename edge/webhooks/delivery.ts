@@ -8,6 +8,7 @@ import { findWorkspace } from "../services/workspaces";
 import { type DisabledReason, signingSecrets } from "./endpoint";
 import {
   DISABLE_AFTER_FAILING_MS,
+  MAX_ATTEMPTS,
   MAX_QUEUE_DELAY_SECONDS,
   nextDelaySeconds,
   parseRetryAfter,
@@ -147,7 +148,7 @@ export async function handleWebhookMessage(
     return;
   }
   const failingSince = row.webhookFailingSince ?? nowMs;
-  const scheduleUsedUp = !message.manual && nextDelaySeconds(message.attempt, null) === null;
+  const scheduleUsedUp = !message.manual && message.attempt >= MAX_ATTEMPTS;
   // The jittered schedule spans 2.8 to 3.5 days: an event that used it all up has failed about three
   // days, so it switches the endpoint off whatever the jitter drew.
   const disable: DisabledReason | null =
