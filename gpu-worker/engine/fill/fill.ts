@@ -1,7 +1,7 @@
 import { featherSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
-import { clip, fillRegions, grow, union } from "./regions";
+import { clip, fillRegions, framePixel, grow, union } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
 import {
@@ -201,7 +201,7 @@ function feather(work: CropWork, aligned: WeightedSource[], band: number, maxOff
 function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): void {
   const { rect, maskedPixels, fill, source } = work;
   for (const i of maskedPixels) {
-    const pixel = (rect.y + Math.floor(i / rect.width)) * output.width + rect.x + (i % rect.width);
+    const pixel = framePixel(rect, output.width, i);
     for (let c = 0; c < 3; c += 1) {
       output.data[pixel * 3 + c] = Math.min(255, Math.max(0, Math.round(fill[i * 3 + c] as number)));
     }
@@ -214,7 +214,7 @@ function fillFromBehind(work: CropWork, behind: Uint8Array): void {
   const { rect, frame, maskedPixels, source, fill } = work;
   for (const i of maskedPixels) {
     if (source[i] !== Source.none) continue;
-    const pixel = (rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width);
+    const pixel = framePixel(rect, frame.width, i);
     if (!behind[pixel]) continue;
     for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = frame.data[pixel * 3 + c] as number;
     source[i] = Source.behind;

@@ -34,6 +34,11 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
   }
 }
 
+/** The frame pixel (row-major index in a frame `frameWidth` wide) at index `i` of a crop over `rect`. */
+export function framePixel(rect: Rect, frameWidth: number, i: number): number {
+  return (rect.y + Math.floor(i / rect.width)) * frameWidth + rect.x + (i % rect.width);
+}
+
 /** The smallest rectangle holding every set pixel of the mask; null when none is set. */
 export function maskExtent(mask: Uint8Array, width: number, height: number): Rect | null {
   const first = firstSet(mask, 1);

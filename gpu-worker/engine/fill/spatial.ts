@@ -1,6 +1,6 @@
 import { type CropWork, Source } from "./crop";
 import { loadOpenCv, release } from "./opencv";
-import { fillRegions } from "./regions";
+import { fillRegions, framePixel } from "./regions";
 import type { RgbFrame } from "./types";
 
 export type InpaintMethod = "telea" | "ns";
@@ -36,7 +36,7 @@ export async function inpaintSpatial(
     const filled = await inpaintPixels(pixels, holes, rect.width, rect.height, options);
     for (let i = 0; i < holes.length; i += 1) {
       if (!holes[i]) continue;
-      const at = ((rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width)) * 3;
+      const at = framePixel(rect, frame.width, i) * 3;
       out.data.set(filled.subarray(i * 3, i * 3 + 3), at);
     }
   }
@@ -57,7 +57,7 @@ export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): 
     } else if (masked[i]) {
       for (let c = 0; c < 3; c += 1) pixels[i * 3 + c] = fill[i * 3 + c] as number;
     } else {
-      const at = ((rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width)) * 3;
+      const at = framePixel(rect, frame.width, i) * 3;
       pixels.set(frame.data.subarray(at, at + 3), i * 3);
     }
   }

@@ -1,5 +1,6 @@
 import { type CropWork, Source } from "./crop";
 import type { MotionEstimator } from "./motion";
+import { framePixel } from "./regions";
 import { isStatic } from "./sample";
 import { alignedSources, fillFromSources } from "./temporal";
 import { type Homography, IDENTITY, type RgbFrame } from "./types";
@@ -50,7 +51,7 @@ export function carryOver(
   for (let i = 0; i < sources.length; i += 1) {
     if (sources[i] !== Source.previous) continue;
     carried += 1;
-    const at = (rect.y + Math.floor(i / rect.width)) * previous.frame.width + rect.x + (i % rect.width);
+    const at = framePixel(rect, previous.frame.width, i);
     if (still && previous.filledMask[at]) sources[i] = Source.carriedFill;
   }
   return { carried, settle: () => still || easeIn(work, aligned) };

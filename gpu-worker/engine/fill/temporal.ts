@@ -1,8 +1,9 @@
 import { type CropWork, Source } from "./crop";
 import { compose } from "./motion-chain";
+import { framePixel } from "./regions";
 import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
-import { boxIsMasked, fullTiles } from "./tiles";
+import { boxIsMasked, type FullTiles, fullTiles } from "./tiles";
 import type { Homography, RgbFrame } from "./types";
 
 /** A frame the masked pixels may be taken from, with the motion that aligns it to the centre frame. */
@@ -52,7 +53,7 @@ export function mayShowUnfilled(work: CropWork, fillSource: FillSource, unfilled
   if (!mask || !isStatic(motion, work.rect)) return true;
   const { rect } = work;
   for (const i of unfilled) {
-    if (!mask[(rect.y + Math.floor(i / rect.width)) * frame.width + rect.x + (i % rect.width)]) return true;
+    if (!mask[framePixel(rect, frame.width, i)]) return true;
   }
   return false;
 }
@@ -262,6 +263,7 @@ class Combiner {
   private readonly weights: Float32Array;
   private readonly order: Uint16Array;
   private readonly point = { x: 0, y: 0 };
+  private tiles?: Array<FullTiles | undefined>;
 
   constructor(sources: WeightedSource[]) {
     this.sources = [...sources].sort((a, b) => a.source.distance - b.source.distance);
@@ -289,8 +291,13 @@ class Combiner {
    */
   blockHidden(left: number, top: number, size: number): boolean {
     const { point } = this;
-    for (const { source } of this.sources) {
-      const { frame, mask, motion } = source;
+    // Each mask's summary is looked up once per combination, not once per block.
+    this.tiles ??= this.sources.map(({ source: { mask, frame } }) =>
+      mask ? fullTiles(mask, frame.width, frame.height) : undefined,
+    );
+    for (let k = 0; k < this.sources.length; k += 1) {
+      const { frame, motion } = (this.sources[k] as WeightedSource).source;
+      const tiles = this.tiles[k];
       let minX = Number.POSITIVE_INFINITY;
       let minY = Number.POSITIVE_INFINITY;
       let maxX = Number.NEGATIVE_INFINITY;
@@ -310,10 +317,7 @@ class Combiner {
       const boxRight = Math.ceil(maxX);
       const boxBottom = Math.ceil(maxY);
       if (boxRight < 0 || boxBottom < 0 || boxLeft >= frame.width || boxTop >= frame.height) continue;
-      if (!mask) return false;
-      if (!boxIsMasked(fullTiles(mask, frame.width, frame.height), boxLeft, boxTop, boxRight, boxBottom)) {
-        return false;
-      }
+      if (!tiles || !boxIsMasked(tiles, boxLeft, boxTop, boxRight, boxBottom)) return false;
     }
     return true;
   }
