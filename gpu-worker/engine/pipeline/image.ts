@@ -31,3 +31,29 @@ export function union(a: Rect, b: Rect): Rect {
     y1: Math.max(a.y1, b.y1),
   };
 }
+
+/** Per-channel histograms of 8-bit colours: medians and ranges without sorting. */
+export class ColourHistogram {
+  private readonly channels = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  count = 0;
+
+  add(r: number, g: number, b: number): void {
+    const [red, green, blue] = this.channels as [Uint32Array, Uint32Array, Uint32Array];
+    red[r] = (red[r] as number) + 1;
+    green[g] = (green[g] as number) + 1;
+    blue[b] = (blue[b] as number) + 1;
+    this.count++;
+  }
+
+  /** Per channel, the smallest value with at least `share` of the colours at or below it. */
+  percentile(share: number): [number, number, number] {
+    return this.channels.map((histogram) => {
+      let seen = 0;
+      for (let value = 0; value < 256; value++) {
+        seen += histogram[value] as number;
+        if (seen >= share * this.count) return value;
+      }
+      return 255;
+    }) as [number, number, number];
+  }
+}

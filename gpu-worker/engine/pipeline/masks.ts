@@ -1,6 +1,6 @@
 import { type LineLook, lineSeeThrough, rememberedBox, shadedBox } from "./caption-box";
 import { dilate } from "./dilate";
-import { contains, type Rect, type RgbImage } from "./image";
+import { ColourHistogram, contains, type Rect, type RgbImage } from "./image";
 import { seeThroughBox } from "./see-through";
 import type { Box } from "./tracks";
 
@@ -15,28 +15,15 @@ function clampRect(box: Box, pad: number, width: number, height: number): Rect {
 
 /** Per-channel median of the pixels of `area` that lie outside `hole`. */
 function ringMedian(image: RgbImage, area: Rect, hole: Rect): [number, number, number] {
-  const histograms = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
-  let count = 0;
+  const colours = new ColourHistogram();
   for (let y = area.y0; y < area.y1; y++) {
     for (let x = area.x0; x < area.x1; x++) {
       if (contains(hole, x, y)) continue;
       const i = (y * image.width + x) * 3;
-      for (let c = 0; c < 3; c++) {
-        const histogram = histograms[c] as Uint32Array;
-        const value = image.data[i + c] as number;
-        histogram[value] = (histogram[value] as number) + 1;
-      }
-      count++;
+      colours.add(image.data[i] as number, image.data[i + 1] as number, image.data[i + 2] as number);
     }
   }
-  return histograms.map((histogram) => {
-    let seen = 0;
-    for (let v = 0; v < 256; v++) {
-      seen += histogram[v] as number;
-      if (seen * 2 >= count) return v;
-    }
-    return 0;
-  }) as [number, number, number];
+  return colours.percentile(0.5);
 }
 
 /** Pixels the glyphs are grown by to take their outline, shadow and anti-aliased edge. */

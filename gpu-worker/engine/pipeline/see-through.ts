@@ -1,5 +1,5 @@
 import { dilate } from "./dilate";
-import { contains, inset, type Rect, type RgbImage } from "./image";
+import { ColourHistogram, contains, inset, type Rect, type RgbImage } from "./image";
 
 /**
  * A see-through box drawn over the picture: each channel shows `scale` × the picture behind plus
@@ -147,46 +147,28 @@ function markHalo(
 ): void {
   const boxWidth = box.x1 - box.x0;
   const near = dilate(letters, boxWidth, box.y1 - box.y0, reach);
-  const histograms = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
-  let count = 0;
+  const picture = new ColourHistogram();
   for (let y = inner.y0; y < inner.y1; y++) {
     for (let x = inner.x0; x < inner.x1; x++) {
       if (near[(y - box.y0) * boxWidth + (x - box.x0)]) continue;
-      for (let c = 0; c < 3; c++) {
-        const histogram = histograms[c] as Uint32Array;
-        const value = restore(y * width + x, c);
-        histogram[value] = (histogram[value] as number) + 1;
-      }
-      count++;
+      const p = y * width + x;
+      picture.add(restore(p, 0), restore(p, 1), restore(p, 2));
     }
   }
-  if (count < MIN_PICTURE_PIXELS) return;
-  const ranges = histograms.map((histogram) => [
-    percentile(histogram, count, PICTURE_PERCENTILE) - HALO_MARGIN,
-    percentile(histogram, count, 1 - PICTURE_PERCENTILE) + HALO_MARGIN,
-  ]);
+  if (picture.count < MIN_PICTURE_PIXELS) return;
+  const low = picture.percentile(PICTURE_PERCENTILE).map((value) => value - HALO_MARGIN);
+  const high = picture.percentile(1 - PICTURE_PERCENTILE).map((value) => value + HALO_MARGIN);
   for (let y = inner.y0; y < inner.y1; y++) {
     for (let x = inner.x0; x < inner.x1; x++) {
       const at = (y - box.y0) * boxWidth + (x - box.x0);
       if (!near[at] || letters[at]) continue;
       for (let c = 0; c < 3; c++) {
         const value = restore(y * width + x, c);
-        const [low = 0, high = 255] = ranges[c] ?? [];
-        if (value < low || value > high) {
+        if (value < (low[c] as number) || value > (high[c] as number)) {
           letters[at] = 255;
           break;
         }
       }
     }
   }
-}
-
-/** The value below which `share` of the histogram's `count` values lie. */
-function percentile(histogram: Uint32Array, count: number, share: number): number {
-  let seen = 0;
-  for (let value = 0; value < 256; value++) {
-    seen += histogram[value] as number;
-    if (seen > share * count) return value;
-  }
-  return 255;
 }
