@@ -8,6 +8,7 @@ import {
   inpaintSpatial,
   type MaskedFrame,
   type PreviousFill,
+  type Rect,
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
@@ -179,12 +180,23 @@ function outOfRange(frame: RgbFrame, mask: Uint8Array): number {
   return count;
 }
 
-/** Fills frames first..last in order, each with the previous output, as the pipeline runs them. */
-async function fillSequence(window: MaskedFrame[], first: number, last: number, windowRadius: number) {
+/**
+ * Fills frames first..last in order, each with the previous output, as the pipeline runs them; with
+ * `chain`, motion is measured once per frame pair and composed, as the engine does (window[k].index = k).
+ */
+async function fillSequence(
+  window: MaskedFrame[],
+  first: number,
+  last: number,
+  windowRadius: number,
+  chain?: MotionChain,
+) {
   const results: FillResult[] = [];
   let previous: PreviousFill | undefined;
+  const indexed = window.map((item, index) => ({ ...item, index }));
   for (let center = first; center <= last; center += 1) {
-    const result = await fillFrame(window, center, previous, { windowRadius });
+    const motion = chain && ((to: number, roi: Rect) => chain.between(indexed, center, to, roi));
+    const result = await fillFrame(window, center, previous, { windowRadius, ...(motion ? { motion } : {}) });
     results.push(result);
     previous = { frame: result.frame, filledMask: result.synthesized };
   }
@@ -459,6 +471,39 @@ describe("stability", () => {
     });
     steady.forEach((result, k) => {
       expectOnlyMaskedChanged((window[k] as MaskedFrame).frame, result.frame, mask);
+    });
+  });
+});
+
+describe("a picture that changes on its own", () => {
+  it("does not leave a still patch of what the caption hid when it appeared", async () => {
+    const width = 480;
+    const height = 272;
+    // Conway's life blurred into blobs (the bench's life clip): the camera is still, the picture is not.
+    const life = "life=s=120x68:rate=25:seed=7:ratio=0.25:mold=16:life_color=0xe8d890:death_color=0x1c2c44";
+    const clean = lavfiFrames(
+      life,
+      `scale=${width}x${height}:flags=bicubic,gblur=sigma=1.5`,
+      width,
+      height,
+      44,
+    );
+    const appears = 8;
+    const mask = maskOf(width, height, captionBoxes(120, 220, 240, 24, 9));
+    const empty = new Uint8Array(width * height);
+    const window = clean.map((frame, k) => (k < appears ? { frame, mask: empty } : withText(frame, mask)));
+    const results = await fillSequence(window, appears, 43, 20, new MotionChain());
+    const last = (results.at(-1) as FillResult).frame;
+    const current = psnrInMask(last, clean[43] as RgbFrame, mask);
+    // What the hole showed before the caption came, kept standing: what the user must not see.
+    const stale = psnrInMask(clean[appears - 1] as RgbFrame, clean[43] as RgbFrame, mask);
+    console.info(
+      `life, 36 frames under a caption: ${current.toFixed(1)} dB, the old picture ${stale.toFixed(1)} dB`,
+    );
+    expect(meanAbsDiffInMask(last, clean[appears - 1] as RgbFrame, mask)).toBeGreaterThan(8);
+    expect(current).toBeGreaterThan(stale + 1);
+    results.forEach((result, k) => {
+      expectOnlyMaskedChanged((window[appears + k] as MaskedFrame).frame, result.frame, mask);
     });
   });
 });

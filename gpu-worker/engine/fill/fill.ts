@@ -115,6 +115,7 @@ export async function fillFrame(
         const carry = carryOver(work, previous, towardsPrevious, {
           ringWidth: RING_WIDTH,
           maxError: settings.maxAlignmentError,
+          movedOn: await pictureMovedOn(work, sourcesAt, settings.windowRadius, settings.maxAlignmentError),
         });
         carried += carry.carried;
         settle = carry.settle;
@@ -156,6 +157,22 @@ async function fillFromWindow(
     aligned.push(...group);
   }
   return { aligned, unfilled: pending };
+}
+
+/**
+ * Whether the picture around the hole has changed beyond the alignment check since the window's
+ * farthest frames (both sides, or the one the window has): content that lives on its own (water,
+ * crowds, animation) rather than moving with the camera. A fill kept from earlier frames is out of
+ * date there. False when the window holds no frame that far.
+ */
+async function pictureMovedOn(
+  work: CropWork,
+  sourcesAt: (distance: number) => Promise<FillSource[]>,
+  radius: number,
+  maxError: number,
+): Promise<boolean> {
+  const farthest = await sourcesAt(radius);
+  return farthest.length > 0 && alignedSources(work, farthest, RING_WIDTH, maxError).length === 0;
 }
 
 /**

@@ -30,17 +30,21 @@ export function previousMotion(previous: PreviousFill, motion: MotionEstimator):
  * background is static: the fill then stays identical from frame to frame. Over a moving background a
  * carried synthesised fill would slide under the text as a stale smear, so those pixels are inpainted
  * afresh and `settle` then eases the fresh fill in over the old one, which keeps it from flickering.
+ * When the picture around the hole has `movedOn` (it no longer matches the window's far frames),
+ * whatever the hole held earlier is out of date, seen or not: all of it is inpainted afresh and eased
+ * in, rather than left standing as a still patch in a changing picture.
  * Returns how many pixels were carried over.
  */
 export function carryOver(
   work: CropWork,
   previous: PreviousFill,
   motion: Homography,
-  check: { ringWidth: number; maxError: number },
+  check: { ringWidth: number; maxError: number; movedOn: boolean },
 ): { carried: number; settle: () => void } {
   const still = isStatic(motion, work.rect);
   const whole = { frame: previous.frame, motion, distance: 1 };
   const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError);
+  if (check.movedOn) return { carried: 0, settle: () => easeIn(work, aligned) };
   const seen = aligned.map(({ source, weight }) => ({
     source: { ...source, mask: still ? undefined : previous.filledMask },
     weight,
