@@ -220,6 +220,47 @@ describe("a see-through box", () => {
     expect(worst).toBeLessThan(12);
   });
 
+  it("measures a grey box's opacity right when the encoder has worn down the texture inside it", () => {
+    // A colourful picture (a grey box changes its colour by the opacity alone) whose texture the
+    // encoder partly loses where the box dims it: inside the box it is its 5x5 mean, at 45 %.
+    const colourful: Paint = (x, y) => {
+      const [value] = picture(x, y) as [number, number, number];
+      return [value, Math.round(60 + 0.2 * value), Math.round(220 - 0.3 * value)];
+    };
+    const data = new Uint8Array(WIDTH * HEIGHT * 3);
+    for (let y = 0; y < HEIGHT; y++) {
+      for (let x = 0; x < WIDTH; x++) {
+        const inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1;
+        const mean = [0, 0, 0];
+        for (let dy = -2; dy <= 2; dy++) {
+          for (let dx = -2; dx <= 2; dx++) colourful(x + dx, y + dy).forEach((v, c) => (mean[c] += v / 25));
+        }
+        const colour = inBox ? mean.map((v) => Math.round(0.45 * v)) : colourful(x, y);
+        data.set(isLetter(x, y) ? [255, 255, 255] : colour, (y * WIDTH + x) * 3);
+      }
+    }
+    const blend = estimateSeeThrough({ width: WIDTH, height: HEIGHT, data }, box, text);
+    expect(blend?.scale).toBeCloseTo(0.45, 1);
+    for (const offset of blend?.offset ?? []) expect(Math.abs(offset)).toBeLessThan(6);
+  });
+
+  it("still measures a coloured box, by its texture", () => {
+    const data = boxed(0).data;
+    for (let y = box.y0; y < box.y1; y++) {
+      for (let x = box.x0; x < box.x1; x++) {
+        if (isLetter(x, y)) continue;
+        const tint = [120, 20, 60];
+        data.set(
+          picture(x, y).map((v, c) => Math.round(0.5 * v + (tint[c] as number))),
+          (y * WIDTH + x) * 3,
+        );
+      }
+    }
+    const blend = estimateSeeThrough({ width: WIDTH, height: HEIGHT, data }, box, text);
+    expect(blend?.scale).toBeCloseTo(0.5, 1);
+    expect(blend?.offset[0]).toBeCloseTo(120, -1);
+  });
+
   it("is not taken for one when the box is solid", () => {
     expect(estimateSeeThrough(boxed(1), box, text)).toBeNull();
   });

@@ -23,51 +23,114 @@ const LETTER_TOLERANCE = 16;
 const MIN_LETTER_SHARE = 0.03;
 
 /**
+ * The pixel just outside the box that mirrors an inside-band pixel across the box's nearest edge:
+ * the inside band's first row (or column) pairs with the row just outside, and so on outwards.
+ */
+function mirrored(box: Rect, x: number, y: number): { x: number; y: number } {
+  const toLeft = x - box.x0;
+  const toRight = box.x1 - 1 - x;
+  const toTop = y - box.y0;
+  const toBottom = box.y1 - 1 - y;
+  const nearest = Math.min(toLeft, toRight, toTop, toBottom);
+  if (nearest === toTop) return { x, y: box.y0 - 1 - (toTop - EDGE_BAND) };
+  if (nearest === toBottom) return { x, y: box.y1 + (toBottom - EDGE_BAND) };
+  if (nearest === toLeft) return { x: box.x0 - 1 - (toLeft - EDGE_BAND), y };
+  return { x: box.x1 + (toRight - EDGE_BAND), y };
+}
+
+/**
  * How a box shows the picture behind it, from the band just inside its edge (away from the text)
  * against the band just outside: behind a see-through box the picture keeps its texture, dimmed by
  * the opacity, so the inside band's spread is the outside band's times `scale` and its mean is
- * shifted by the box colour. Null for a solid box or when the bands do not fit that.
+ * shifted by the box colour. Each inside pixel is compared with its mirror image across the nearest
+ * edge, so both bands cover the same stretch of picture (a textured end of the box counts on both
+ * sides alike). Null for a solid box or when the bands do not fit that.
  */
 export function estimateSeeThrough(image: RgbImage, box: Rect, text: Rect): SeeThrough | null {
   const { width, height, data } = image;
   const inner = inset(box, EDGE_BAND);
   const core = inset(inner, SAMPLE_BAND);
-  const outer = inset(box, -SAMPLE_BAND);
-  const sums = { inside: [0, 0, 0], outside: [0, 0, 0] };
-  const squares = { inside: [0, 0, 0], outside: [0, 0, 0] };
-  const counts = { inside: 0, outside: 0 };
-  for (let y = Math.max(0, outer.y0); y < Math.min(height, outer.y1); y++) {
-    for (let x = Math.max(0, outer.x0); x < Math.min(width, outer.x1); x++) {
-      const side = contains(box, x, y)
-        ? contains(inner, x, y) && !contains(core, x, y) && !contains(text, x, y)
-          ? "inside"
-          : null
-        : "outside";
-      if (!side) continue;
-      counts[side]++;
+  const inside = [new ChannelMoments(), new ChannelMoments(), new ChannelMoments()];
+  const outside = [new ChannelMoments(), new ChannelMoments(), new ChannelMoments()];
+  for (let y = Math.max(0, inner.y0); y < Math.min(height, inner.y1); y++) {
+    for (let x = Math.max(0, inner.x0); x < Math.min(width, inner.x1); x++) {
+      if (contains(core, x, y) || contains(text, x, y)) continue;
+      const pair = mirrored(box, x, y);
+      if (pair.x < 0 || pair.y < 0 || pair.x >= width || pair.y >= height) continue;
+      const here = (y * width + x) * 3;
+      const there = (pair.y * width + pair.x) * 3;
       for (let c = 0; c < 3; c++) {
-        const value = data[(y * width + x) * 3 + c] as number;
-        sums[side][c] = (sums[side][c] as number) + value;
-        squares[side][c] = (squares[side][c] as number) + value * value;
+        (inside[c] as ChannelMoments).add(data[here + c] as number);
+        (outside[c] as ChannelMoments).add(data[there + c] as number);
       }
     }
   }
-  if (counts.inside < 100 || counts.outside < 100) return null;
-  const mean = (side: "inside" | "outside", c: number) => (sums[side][c] as number) / counts[side];
-  const variance = (side: "inside" | "outside", c: number) =>
-    (squares[side][c] as number) / counts[side] - mean(side, c) ** 2;
-  let insideVariance = 0;
-  let outsideVariance = 0;
-  for (let c = 0; c < 3; c++) {
-    insideVariance += variance("inside", c);
-    outsideVariance += variance("outside", c);
-  }
+  if (inside.some((moments) => moments.count < 100)) return null;
+  const insideVariance = inside.reduce((sum, moments) => sum + moments.variance(), 0);
+  const outsideVariance = outside.reduce((sum, moments) => sum + moments.variance(), 0);
   // A flat picture shows no texture to measure the opacity by.
   if (outsideVariance < 3 * 25) return null;
-  const scale = Math.sqrt(insideVariance / outsideVariance);
+  const insideMeans = inside.map((moments) => moments.mean());
+  const outsideMeans = outside.map((moments) => moments.mean());
+  const scale = greyBoxScale(insideMeans, outsideMeans) ?? Math.sqrt(insideVariance / outsideVariance);
   if (!(scale >= MIN_SCALE && scale <= MAX_SCALE)) return null;
-  const offset = [0, 1, 2].map((c) => mean("inside", c) - scale * mean("outside", c));
+  const offset = [0, 1, 2].map((c) => (insideMeans[c] as number) - scale * (outsideMeans[c] as number));
   return { scale, offset: offset as [number, number, number] };
+}
+
+/** Least colourfulness (levels from grey, over the three channels) of the picture for greyBoxScale to use it. */
+const MIN_PICTURE_CHROMA = 24;
+/** Largest miss (levels) of the grey-box fit on any channel's mean for it to be believed. */
+const GREY_FIT_TOLERANCE = 4;
+
+/**
+ * The scale of a grey box (black, white or grey, as nearly all caption boxes are), from the bands'
+ * mean colours: a grey box adds the same to every channel, so the picture's colour (each mean
+ * less the mean of the three) comes through multiplied by the scale alone. Means survive the
+ * encoder, where fine texture inside the dimmed box is partly lost, which biases the spread-based
+ * estimate low. Null when the picture is too grey to tell, or the means do not fit a grey box.
+ */
+function greyBoxScale(insideMeans: number[], outsideMeans: number[]): number | null {
+  const average = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const outsideGrey = average(outsideMeans);
+  const insideGrey = average(insideMeans);
+  let along = 0;
+  let chroma = 0;
+  for (let c = 0; c < 3; c++) {
+    const outsideColour = (outsideMeans[c] as number) - outsideGrey;
+    along += ((insideMeans[c] as number) - insideGrey) * outsideColour;
+    chroma += outsideColour * outsideColour;
+  }
+  if (chroma < MIN_PICTURE_CHROMA ** 2) return null;
+  const scale = along / chroma;
+  const offset = insideGrey - scale * outsideGrey;
+  const miss = Math.max(
+    ...[0, 1, 2].map((c) =>
+      Math.abs((insideMeans[c] as number) - scale * (outsideMeans[c] as number) - offset),
+    ),
+  );
+  return miss <= GREY_FIT_TOLERANCE ? scale : null;
+}
+
+/** Count, mean and variance of one channel's samples. */
+class ChannelMoments {
+  count = 0;
+  private sum = 0;
+  private squares = 0;
+
+  add(value: number): void {
+    this.count++;
+    this.sum += value;
+    this.squares += value * value;
+  }
+
+  mean(): number {
+    return this.sum / this.count;
+  }
+
+  variance(): number {
+    return this.squares / this.count - this.mean() ** 2;
+  }
 }
 
 /**
