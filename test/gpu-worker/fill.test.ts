@@ -297,6 +297,37 @@ describe("temporal fill", () => {
   });
 });
 
+describe("a see-through box", () => {
+  const width = 640;
+  const height = 360;
+  const clean = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*200':y=200", width, height, 9);
+
+  it("brings the picture estimated behind it into line with what the pan shows at its ends", async () => {
+    // A 200 px box over an 8 px-per-frame pan: four frames each side show 32 px at either end; the
+    // middle is left to the frame's own estimate, made here 15% too dark and lifted, as a slightly
+    // mis-measured opacity leaves it.
+    const mask = maskOf(width, height, [[220, 280, 200, 40]]);
+    const center = 4;
+    const truth = clean[center] as RgbFrame;
+    const estimate = Uint8Array.from(truth.data, (value, k) =>
+      mask[Math.floor(k / 3)] ? Math.round(0.85 * value + 12) : value,
+    );
+    const window = clean.map((frame) => withText(frame, mask));
+    window[center] = { frame: { ...truth, data: estimate }, mask, behind: Uint8Array.from(mask) };
+    const result = await fillFrame(window, center, undefined, { windowRadius: 4 });
+
+    const middle = maskOf(width, height, [[256, 280, 128, 40]]);
+    const filled = psnrInMask(result.frame, truth, middle);
+    const asEstimated = psnrInMask({ ...truth, data: estimate }, truth, middle);
+    console.info(
+      `see-through box: middle ${filled.toFixed(1)} dB, the estimate as given ${asEstimated.toFixed(1)} dB`,
+    );
+    expect(filled).toBeGreaterThanOrEqual(38);
+    expect(filled).toBeGreaterThan(asEstimated + 6);
+    expectOnlyMaskedChanged(window[center].frame, result.frame, mask);
+  });
+});
+
 describe("frames far from the one filled", () => {
   it("fills a caption over a slow pan from frames up to 16 away, with the motion composed over all of them", async () => {
     const width = 640;

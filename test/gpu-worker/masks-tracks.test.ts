@@ -233,7 +233,11 @@ describe("a see-through box", () => {
         const inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1;
         const mean = [0, 0, 0];
         for (let dy = -2; dy <= 2; dy++) {
-          for (let dx = -2; dx <= 2; dx++) colourful(x + dx, y + dy).forEach((v, c) => (mean[c] += v / 25));
+          for (let dx = -2; dx <= 2; dx++) {
+            colourful(x + dx, y + dy).forEach((v, c) => {
+              mean[c] = (mean[c] as number) + v / 25;
+            });
+          }
         }
         const colour = inBox ? mean.map((v) => Math.round(0.45 * v)) : colourful(x, y);
         data.set(isLetter(x, y) ? [255, 255, 255] : colour, (y * WIDTH + x) * 3);
