@@ -22,6 +22,10 @@ function fakeEdge(answers: Map<string, string>, claims: string[]): Server {
     }
     claims.push(jobId);
     const reason = answers.get(jobId) ?? "claimed";
+    if (reason === "edge_down") {
+      response.writeHead(503).end();
+      return;
+    }
     response.writeHead(reason === "claimed" ? 200 : 409, { "Content-Type": "application/json" });
     response.end(
       JSON.stringify(
@@ -187,6 +191,26 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
     ]);
     expect(logs).toContainEqual(expect.objectContaining({ event: "publish_failed", job_id: "job_waits" }));
   });
+
+  it("when the edge cannot be reached to claim, the message is retried later the more often it was tried", async () => {
+    answers.set("job_stranded", "edge_down");
+    // Three deliveries already failed the same way: this is the fourth.
+    const message = standIn.send({ job_id: "job_stranded", workspace_id: "ws_1" });
+    message.attempts = 3;
+    await startSource();
+    // The worker's own retries of the claim (about 8 s of backoff) come first.
+    await waitFor(() => standIn.acks().length === 1, 15_000);
+    expect(standIn.acks()[0]?.body).toEqual({
+      acks: [],
+      retries: [{ lease_id: expect.any(String), delay_seconds: 80 }],
+    });
+    expect(claims.length).toBeGreaterThan(1);
+    expect(standIn.messages).toEqual([expect.objectContaining({ id: message.id, attempts: 4 })]);
+    expect(runs).toEqual([]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: "job_offer_failed", job_id: "job_stranded" }),
+    );
+  }, 20_000);
 
   it("acks an unreadable message instead of retrying it for ever", async () => {
     standIn.messages.push({
