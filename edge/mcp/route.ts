@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { AppBindings } from "../env";
 import type { AuthContext } from "../middleware/auth";
 import { mediaStorage } from "../storage/media-storage";
+import { asInvalidParams } from "./invalid-params";
 import { createMcpServer } from "./server";
 
 export const MCP_PATH = "/mcp";
@@ -22,6 +23,8 @@ export const mcpRoutes = new Hono<AppBindings>()
       requestId: c.var.requestId,
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(asInvalidParams(message), options);
     await server.connect(transport);
     return transport.handleRequest(c.req.raw);
   })

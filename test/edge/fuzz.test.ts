@@ -174,3 +174,117 @@ describe("fuzz: hostile /v1 requests get a 4xx in the error envelope, never a 5x
     }
   });
 });
+
+/** The MCP tools and their arguments, so most calls get past "unknown tool" to the arguments' checks. */
+const MCP_TOOLS: Record<string, readonly string[]> = {
+  get_account: [],
+  estimate_credits: ["duration_seconds"],
+  create_upload: ["filename", "content_type", "size_bytes", "idempotency_key"],
+  create_job: ["upload_id", "video_url", "filename", "texts", "metadata", "idempotency_key"],
+  get_job: ["job_id"],
+  list_jobs: ["limit", "status", "starting_after"],
+  cancel_job: ["job_id"],
+  wait_for_job: ["job_id", "timeout_seconds"],
+};
+const MCP_METHODS = [
+  "tools/call",
+  "tools/call",
+  "tools/call",
+  "tools/list",
+  "initialize",
+  "ping",
+  "resources/list",
+];
+const MCP_ACCEPTS = [
+  "application/json, text/event-stream",
+  "application/json",
+  "text/event-stream",
+  "*/*",
+  "",
+];
+const MCP_ITERATIONS = 250;
+/** Below the /mcp limit of 120 messages a minute per key. */
+const MCP_REQUESTS_PER_KEY = 100;
+
+/** A JSON-RPC message with hostile parts: version, id, method, tool name and arguments. */
+function hostileRpc(random: Random): unknown {
+  const name = random() < 0.85 ? pick(random, Object.keys(MCP_TOOLS)) : jsonValue(random, 1);
+  const fields = Object.hasOwn(MCP_TOOLS, String(name))
+    ? (MCP_TOOLS[String(name)] as readonly string[])
+    : ["a"];
+  const message: Record<string, unknown> = {
+    jsonrpc: random() < 0.9 ? "2.0" : jsonValue(random, 1),
+    id: random() < 0.8 ? Math.floor(random() * 1000) : jsonValue(random, 1),
+    method: random() < 0.9 ? pick(random, MCP_METHODS) : jsonValue(random, 1),
+    params:
+      random() < 0.85
+        ? { name, arguments: random() < 0.8 ? fieldsObject(random, fields) : jsonValue(random) }
+        : jsonValue(random),
+  };
+  if (random() < 0.05) delete message.id; // a notification
+  return random() < 0.1 ? [message, hostileRpc(random)] : message;
+}
+
+/** What went wrong in one /mcp answer, or null: no 5xx, errors shaped, no internal error inside a 200. */
+async function mcpProblem(response: Response): Promise<string | null> {
+  const { status } = response;
+  const text = await response.text();
+  if (status >= 500) return `server error ${status}: ${text.slice(0, 300)}`;
+  if (/\n\s+at /.test(text)) return `a stack trace: ${text.slice(0, 300)}`;
+  if (status >= 400) {
+    try {
+      const { error } = JSON.parse(text) as { error?: Record<string, unknown> };
+      const rpcError = typeof error?.code === "number" && typeof error.message === "string";
+      const apiError =
+        typeof error?.code === "string" && error.request_id === response.headers.get("X-Request-Id");
+      return rpcError || apiError ? null : `not an error object: ${text.slice(0, 300)}`;
+    } catch {
+      return `not JSON: ${text.slice(0, 300)}`;
+    }
+  }
+  const payloads = response.headers.get("Content-Type")?.startsWith("text/event-stream")
+    ? text.split("\n").flatMap((line) => (line.startsWith("data: ") ? [line.slice(6)] : []))
+    : text
+      ? [text]
+      : [];
+  for (const payload of payloads) {
+    const messages = [JSON.parse(payload)].flat() as Array<{
+      error?: { code?: number };
+      result?: { structuredContent?: { error?: { code?: string } } };
+    }>;
+    for (const message of messages) {
+      if (message.error?.code === -32603) return `JSON-RPC internal error: ${payload.slice(0, 300)}`;
+      if (message.result?.structuredContent?.error?.code === "internal_error")
+        return `a tool's internal_error: ${payload.slice(0, 300)}`;
+    }
+  }
+  return null;
+}
+
+describe("fuzz: hostile MCP messages get a JSON-RPC or API error, never a 5xx, an internal error or a hang", () => {
+  it(`${MCP_ITERATIONS} seeded POSTs to /mcp (seed ${SEED})`, async () => {
+    const random = seededRandom(SEED);
+    const problems: string[] = [];
+    let statuses = new Set<number>();
+    let apiKey = "";
+    for (let i = 0; i < MCP_ITERATIONS; i++) {
+      if (i % MCP_REQUESTS_PER_KEY === 0)
+        apiKey = (await createWorkspace({ plan: "scale", credits: 1_000 })).api_key;
+      const headers: [string, string][] = [["Authorization", `Bearer ${apiKey}`]];
+      const accept = pick(random, MCP_ACCEPTS);
+      if (accept) headers.push(["Accept", accept]);
+      const contentType = random() < 0.8 ? "application/json" : pick(random, CONTENT_TYPES);
+      if (contentType) headers.push(["Content-Type", contentType]);
+      const body =
+        random() < 0.85 ? JSON.stringify(hostileRpc(random)) : bodyBytes(random, hostileRpc(random));
+      const request = new Request("http://edge.test/mcp", { method: "POST", headers, body });
+      const response = await send(request);
+      statuses = statuses.add(response.status);
+      const problem = await mcpProblem(response);
+      if (problem) problems.push(`#${i}: ${problem}`);
+    }
+    expect(problems).toEqual([]);
+    // The run reached the tools (200) as well as the transport's refusals.
+    expect([...statuses]).toEqual(expect.arrayContaining([200, 406]));
+  });
+});

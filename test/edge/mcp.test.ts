@@ -73,6 +73,22 @@ describe("/mcp in the Worker", () => {
     expectStandardHeaders(response);
   });
 
+  it("answers a request whose params break the method's schema with -32602 Invalid params, not an internal error", async () => {
+    const { api_key } = await createWorkspace();
+    const response = await api("/mcp", {
+      method: "POST",
+      key: api_key,
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 42 } }),
+    });
+    expect(response.status).toBe(200);
+    const data = (await response.text()).split("\n").find((line) => line.startsWith("data: ")) ?? "";
+    const answer = JSON.parse(data.slice(6)) as { id: number; error: { code: number; message: string } };
+    expect(answer.id).toBe(7);
+    expect(answer.error.code).toBe(-32602);
+    expect(answer.error.message).toMatch(/^Invalid params: params\.name: .*expected string/);
+  });
+
   it("validates arguments before running a tool: invalid_parameter names the argument", async () => {
     const client = await connect((await createWorkspace()).api_key);
     expect(errorOf(await call(client, "estimate_credits", { duration_seconds: 0 }))).toMatchObject({
