@@ -84,6 +84,24 @@ export function errorBox(error) {
 }
 
 /**
+ * Runs a button's action with the button disabled (no second submit while the first is on its
+ * way), hands a failure to `onError`, and enables the button again either way.
+ * @param {HTMLButtonElement} button
+ * @param {() => Promise<void>} action
+ * @param {(error: unknown) => void} onError
+ */
+export async function whileDisabled(button, action, onError) {
+  button.disabled = true;
+  try {
+    await action();
+  } catch (error) {
+    onError(error);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/**
  * Calls `tick` now and then every `ms` until the returned function is called; one call at a time.
  * @param {number} ms
  * @param {() => Promise<boolean | void>} tick resolves false to stop

@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { announce, duration, errorBox, h, integer, repeat, when } from "../dom.js";
+import { announce, duration, errorBox, h, integer, repeat, when, whileDisabled } from "../dom.js";
 import { isActive, percent, stageLabel } from "../jobs-format.js";
 
 const POLL_MS = 1500;
@@ -76,17 +76,16 @@ export async function renderJob(view, jobId) {
     live.hidden = !isActive(job);
   };
 
-  cancel.addEventListener("click", async () => {
-    cancel.disabled = true;
-    try {
-      show(await call("POST", `/jobs/${jobId}/cancel`));
-      announce("Job canceled; its credits are back.");
-    } catch (error) {
-      outcome.replaceChildren(errorBox(error));
-    } finally {
-      cancel.disabled = false;
-    }
-  });
+  cancel.addEventListener("click", () =>
+    whileDisabled(
+      cancel,
+      async () => {
+        show(await call("POST", `/jobs/${jobId}/cancel`));
+        announce("Job canceled; its credits are back.");
+      },
+      (error) => outcome.replaceChildren(errorBox(error)),
+    ),
+  );
 
   let lastStatus = "";
   return repeat(POLL_MS, async () => {

@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { announce, dataTable, errorBox, h, integer, repeat, when } from "../dom.js";
+import { announce, dataTable, errorBox, h, integer, repeat, when, whileDisabled } from "../dom.js";
 import { isActive, percent, STATUSES, stageLabel } from "../jobs-format.js";
 
 const POLL_MS = 2000;
@@ -39,17 +39,16 @@ function jobRow(job) {
     /** @type {HTMLElement} */ (progress.lastElementChild).textContent = percent(latest.progress);
     cancel.hidden = !isActive(latest);
   };
-  cancel.addEventListener("click", async () => {
-    cancel.disabled = true;
-    try {
-      update(await call("POST", `/jobs/${job.id}/cancel`));
-      announce(`Canceled ${job.input.filename}; its credits are back.`);
-    } catch (error) {
-      row.after(h("tr", {}, h("td", { colspan: "7" }, errorBox(error))));
-    } finally {
-      cancel.disabled = false;
-    }
-  });
+  cancel.addEventListener("click", () =>
+    whileDisabled(
+      cancel,
+      async () => {
+        update(await call("POST", `/jobs/${job.id}/cancel`));
+        announce(`Canceled ${job.input.filename}; its credits are back.`);
+      },
+      (error) => row.after(h("tr", {}, h("td", { colspan: "7" }, errorBox(error)))),
+    ),
+  );
   update(job);
   return { row, update };
 }

@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { announce, errorBox, h } from "../dom.js";
+import { announce, errorBox, h, whileDisabled } from "../dom.js";
 
 /**
  * Changing the signed-in owner's password: the current one and a new one of 12 characters or more.
@@ -33,21 +33,22 @@ export async function renderPassword(view) {
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    submit.disabled = true;
     outcome.replaceChildren();
-    try {
-      await call("PUT", "/session/password", { current_password: current.value, new_password: next.value });
-      form.reset();
-      outcome.replaceChildren(
-        h("p", { id: "password-changed" }, "Password changed. Your other sessions were signed out."),
-      );
-      announce("Password changed.");
-    } catch (error) {
-      outcome.replaceChildren(errorBox(error));
-      current.select();
-    } finally {
-      submit.disabled = false;
-    }
+    await whileDisabled(
+      submit,
+      async () => {
+        await call("PUT", "/session/password", { current_password: current.value, new_password: next.value });
+        form.reset();
+        outcome.replaceChildren(
+          h("p", { id: "password-changed" }, "Password changed. Your other sessions were signed out."),
+        );
+        announce("Password changed.");
+      },
+      (error) => {
+        outcome.replaceChildren(errorBox(error));
+        current.select();
+      },
+    );
   });
   view.append(h("h1", {}, "Change password"), form);
 }

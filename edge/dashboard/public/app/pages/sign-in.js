@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { errorBox, h } from "../dom.js";
+import { errorBox, h, whileDisabled } from "../dom.js";
 
 /**
  * The sign-in form (email and password); a one-time link signs in without it.
@@ -36,16 +36,16 @@ export function renderSignIn(main, onSignedIn, problem) {
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    submit.disabled = true;
     problems.replaceChildren();
-    try {
-      onSignedIn(await call("POST", "/session", { email: email.value, password: password.value }));
-    } catch (error) {
-      problems.replaceChildren(errorBox(error));
-      password.select();
-    } finally {
-      submit.disabled = false;
-    }
+    await whileDisabled(
+      submit,
+      async () =>
+        onSignedIn(await call("POST", "/session", { email: email.value, password: password.value })),
+      (error) => {
+        problems.replaceChildren(errorBox(error));
+        password.select();
+      },
+    );
   });
   main.replaceChildren(form);
   email.focus();
