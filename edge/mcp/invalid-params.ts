@@ -1,3 +1,4 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 const INTERNAL_ERROR = -32603;
@@ -33,10 +34,17 @@ function schemaIssues(text: string): SchemaIssue[] | null {
  * wrong. Such an answer is rewritten as JSON-RPC's -32602 Invalid params, naming each field.
  * Any other error passes unchanged.
  */
-export function asInvalidParams(message: JSONRPCMessage): JSONRPCMessage {
+function asInvalidParams(message: JSONRPCMessage): JSONRPCMessage {
   if (!("error" in message) || message.error.code !== INTERNAL_ERROR) return message;
   const issues = schemaIssues(message.error.message);
   if (!issues) return message;
   const described = issues.map(({ path, message: problem }) => `${path.join(".") || "params"}: ${problem}`);
   return { ...message, error: { code: INVALID_PARAMS, message: `Invalid params: ${described.join("; ")}` } };
+}
+
+/** The SDK's Streamable HTTP transport, answering schema-invalid params as -32602 (asInvalidParams). */
+export class McpHttpTransport extends WebStandardStreamableHTTPServerTransport {
+  override send(...[message, options]: Parameters<WebStandardStreamableHTTPServerTransport["send"]>) {
+    return super.send(asInvalidParams(message), options);
+  }
 }

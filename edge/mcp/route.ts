@@ -1,9 +1,8 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppBindings } from "../env";
 import type { AuthContext } from "../middleware/auth";
 import { mediaStorage } from "../storage/media-storage";
-import { asInvalidParams } from "./invalid-params";
+import { McpHttpTransport } from "./invalid-params";
 import { createMcpServer } from "./server";
 
 export const MCP_PATH = "/mcp";
@@ -22,9 +21,7 @@ export const mcpRoutes = new Hono<AppBindings>()
       workspace,
       requestId: c.var.requestId,
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => send(asInvalidParams(message), options);
+    const transport = new McpHttpTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     return transport.handleRequest(c.req.raw);
   })

@@ -96,6 +96,16 @@ interface Outcome {
   problem: string | null;
 }
 
+/** Whether `error` is the spec's error envelope, naming the answer's request id. */
+function isApiError(error: Record<string, unknown> | undefined, response: Response): boolean {
+  return (
+    typeof error?.type === "string" &&
+    typeof error.code === "string" &&
+    typeof error.message === "string" &&
+    error.request_id === response.headers.get("X-Request-Id")
+  );
+}
+
 /** The answer a user sees: below 500, and any error in the spec's envelope with the request id. */
 async function judge(response: Response): Promise<Outcome> {
   const { status } = response;
@@ -104,13 +114,12 @@ async function judge(response: Response): Promise<Outcome> {
   if (status < 400) return { status, kind: String(status), problem: null };
   try {
     const error = (JSON.parse(text) as { error?: Record<string, unknown> }).error;
-    const shaped =
-      typeof error?.type === "string" &&
-      typeof error.code === "string" &&
-      typeof error.message === "string" &&
-      error.request_id === response.headers.get("X-Request-Id");
     const kind = String(error?.code);
-    return { status, kind, problem: shaped ? null : `not the error envelope: ${text.slice(0, 300)}` };
+    return {
+      status,
+      kind,
+      problem: isApiError(error, response) ? null : `not the error envelope: ${text.slice(0, 300)}`,
+    };
   } catch {
     return { status, kind: "not_json", problem: `not JSON: ${text.slice(0, 300)}` };
   }
@@ -235,9 +244,7 @@ async function mcpProblem(response: Response): Promise<string | null> {
     try {
       const { error } = JSON.parse(text) as { error?: Record<string, unknown> };
       const rpcError = typeof error?.code === "number" && typeof error.message === "string";
-      const apiError =
-        typeof error?.code === "string" && error.request_id === response.headers.get("X-Request-Id");
-      return rpcError || apiError ? null : `not an error object: ${text.slice(0, 300)}`;
+      return rpcError || isApiError(error, response) ? null : `not an error object: ${text.slice(0, 300)}`;
     } catch {
       return `not JSON: ${text.slice(0, 300)}`;
     }
@@ -265,7 +272,7 @@ describe("fuzz: hostile MCP messages get a JSON-RPC or API error, never a 5xx, a
   it(`${MCP_ITERATIONS} seeded POSTs to /mcp (seed ${SEED})`, async () => {
     const random = seededRandom(SEED);
     const problems: string[] = [];
-    let statuses = new Set<number>();
+    const statuses = new Set<number>();
     let apiKey = "";
     for (let i = 0; i < MCP_ITERATIONS; i++) {
       if (i % MCP_REQUESTS_PER_KEY === 0)
@@ -279,7 +286,7 @@ describe("fuzz: hostile MCP messages get a JSON-RPC or API error, never a 5xx, a
         random() < 0.85 ? JSON.stringify(hostileRpc(random)) : bodyBytes(random, hostileRpc(random));
       const request = new Request("http://edge.test/mcp", { method: "POST", headers, body });
       const response = await send(request);
-      statuses = statuses.add(response.status);
+      statuses.add(response.status);
       const problem = await mcpProblem(response);
       if (problem) problems.push(`#${i}: ${problem}`);
     }

@@ -40,25 +40,26 @@ function errorOf(result: CallToolResult) {
   return (result.structuredContent as { error: { code: string; type: string; param?: string } }).error;
 }
 
+/** One JSON-RPC message POSTed to /mcp the way a Streamable HTTP client sends it, with `key` when given. */
+function postMcp(message: unknown, key?: string): Promise<Response> {
+  return api("/mcp", {
+    method: "POST",
+    ...(key ? { key } : {}),
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify(message),
+  });
+}
+
 describe("/mcp in the Worker", () => {
   it("refuses a request without a key with the API's 401, request id and rate headers", async () => {
-    const response = await api("/mcp", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const response = await postMcp({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     expectStandardHeaders(response);
     await expectError(response, 401, "invalid_api_key");
   });
 
   it("answers a keyed POST as an event stream carrying the API's request id and rate headers", async () => {
     const { api_key } = await createWorkspace();
-    const response = await api("/mcp", {
-      method: "POST",
-      key: api_key,
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const response = await postMcp({ jsonrpc: "2.0", id: 1, method: "tools/list" }, api_key);
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toBe("text/event-stream");
     expectStandardHeaders(response);
@@ -75,12 +76,10 @@ describe("/mcp in the Worker", () => {
 
   it("answers a request whose params break the method's schema with -32602 Invalid params, not an internal error", async () => {
     const { api_key } = await createWorkspace();
-    const response = await api("/mcp", {
-      method: "POST",
-      key: api_key,
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 42 } }),
-    });
+    const response = await postMcp(
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 42 } },
+      api_key,
+    );
     expect(response.status).toBe(200);
     const data = (await response.text()).split("\n").find((line) => line.startsWith("data: ")) ?? "";
     const answer = JSON.parse(data.slice(6)) as { id: number; error: { code: number; message: string } };
