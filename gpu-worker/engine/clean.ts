@@ -1,8 +1,9 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
-import { fillFrame, type PreviousFill } from "./fill";
+import { type FramePools, fillFrame, type PreviousFill } from "./fill";
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
 import type { Rect } from "./fill/types";
-import { decodeFrames, openEncoder } from "./media/frames";
+import { BufferPool } from "./media/buffer-pool";
+import { decodeFrames, type Frame, type FrameSink, openEncoder } from "./media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { selectVideoEncoder } from "./media/video-encoder";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
@@ -58,13 +59,14 @@ function frameMask(
   index: number,
   tracks: TextTrack[],
   looks: Map<number, LineLook>,
+  planes: BufferPool,
 ): { mask: Uint8Array; behind?: Uint8Array } | null {
   const active = tracks.filter(({ track }) => track.first <= index && index <= track.last);
   if (active.length === 0) return null;
-  const mask = new Uint8Array(frame.width * frame.height);
+  const mask = planes.take();
   let behind: Uint8Array | undefined;
   const behindOf = () => {
-    behind ??= new Uint8Array(frame.width * frame.height);
+    behind ??= planes.take();
     return behind;
   };
   for (const { track } of active) {
@@ -73,6 +75,23 @@ function frameMask(
     markTextLine(frame, boxAt(track, index), mask, look, behindOf);
   }
   return behind ? { mask, behind } : { mask };
+}
+
+type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean };
+
+/** Gives a frame that left the window back to the pools: its picture, and its masks when it had text. */
+function releaseFrame(item: WindowFrame, pools: FramePools): void {
+  pools.pictures.give(item.frame.data);
+  if (!item.hasText) return;
+  pools.planes.give(item.mask);
+  if (item.behind) pools.planes.give(item.behind);
+}
+
+/** Gives a fill's output back to the pools once it is encoded and no longer the previous fill. */
+function releaseFill(fill: PreviousFill | undefined, pools: FramePools): void {
+  if (!fill) return;
+  pools.pictures.give(fill.frame.data);
+  pools.planes.give(fill.filledMask);
 }
 
 /**
@@ -91,99 +110,138 @@ export async function cleanVideo(
   const probe = await probeVideo(input, signal);
   const ocr = options.ocr ?? (await createOcrEngine());
   try {
-    // With the customer's texts there is no automatic reading: the pass only locates those lines.
-    const locating = options.texts ? "masking" : "reading_text";
-    const analysis = await analyseVideo(input, probe, {
-      ocr,
-      texts: options.texts ?? null,
-      ...(signal ? { signal } : {}),
-      onProgress: (fraction) => report(locating, fraction),
-    });
-    assertComplete(probe, analysis.lastPtsSeconds);
-    const tracks = analysis.tracks.filter((t) => t.erase);
-    report("masking", 1);
-
     // NVENC only where onnxruntime got the GPU too (decided once per process).
     const { encoder: videoEncoder } = await selectVideoEncoder(ocr.provider === "cuda");
+    // The cleaning pass's encoder and decoder start now: their ffmpeg start-up (tenths of a second,
+    // spent waiting) overlaps the analysis. The decoder stops at its first frame until the pass asks.
+    const pools: FramePools = {
+      pictures: new BufferPool(probe.width * probe.height * 3),
+      planes: new BufferPool(probe.width * probe.height),
+    };
     const encoder = openEncoder(input, output, probe, { videoEncoder, ...(signal ? { signal } : {}) });
-    const radius = windowRadius(probe.width, probe.height);
-    const window: Array<IndexedFrame & { ptsSeconds: number; hasText: boolean }> = [];
-    // One motion measurement per pair of consecutive frames, composed for the neighbours.
-    const chain = new MotionChain();
-    // Frames without text share one empty mask (neighbours still need one), never written to.
-    const noText = new Uint8Array(probe.width * probe.height);
-    // What each line's earlier frames showed of its shaded box.
-    const looks = new Map<number, LineLook>();
-    let previous: PreviousFill | undefined;
-    let cleaned = 0;
-    let residualLines = 0;
-
-    /** Writes frame `index`, which must be in `window`, filled when it has a mask. */
-    const emit = async (index: number) => {
-      const center = index - (window[0]?.index ?? 0);
-      const item = window[center];
-      if (!item) return;
-      if (!item.hasText) {
-        await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: item.frame.data });
-        previous = undefined;
-        return;
-      }
-      const fill = {
-        windowRadius: radius,
-        motion: (to: number, roi: Rect) => chain.between(window, center, to, roi),
-      };
-      let result = await fillFrame(window, center, previous, fill);
-      if (cleaned++ % VERIFY_EVERY === 0) {
-        const leftover = await residualText(ocr, result.frame, item.mask);
-        if (leftover.length > 0) {
-          const widened = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
-          for (const box of leftover) markTextLine(item.frame, box, widened);
-          const retry = window.map((w, i) => (i === center ? { ...w, mask: widened } : w));
-          result = await fillFrame(retry, center, previous, fill);
-          residualLines += (await residualText(ocr, result.frame, widened)).length;
-        }
-      }
-      previous = { frame: result.frame, filledMask: result.synthesized };
-      await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: result.frame.data });
-    };
-    let next = 0;
-    /** Emits every frame whose future neighbours have arrived (all of them at the end), in order. */
-    const emitReady = async (lastArrived: number, ended: boolean) => {
-      while (next <= lastArrived && (ended || next + radius <= lastArrived)) {
-        await emit(next++);
-        while ((window[0]?.index ?? next) < next - radius) window.shift();
-        chain.forget(window[0]?.index ?? next);
-      }
-    };
-
+    const frames = decodeFrames(input, probe, { pool: pools.pictures, ...(signal ? { signal } : {}) });
+    const first = frames.next();
+    first.catch(() => undefined); // surfaces when the pass awaits it
     try {
-      let lastArrived = -1;
-      for await (const frame of decodeFrames(input, probe, signal ? { signal } : {})) {
-        const rgb = { width: probe.width, height: probe.height, data: frame.data };
-        const masks = frameMask(rgb, frame.index, tracks, looks);
-        window.push({
-          frame: rgb,
-          mask: masks?.mask ?? noText,
-          ...(masks?.behind ? { behind: masks.behind } : {}),
-          hasText: masks !== null,
-          index: frame.index,
-          ptsSeconds: frame.ptsSeconds,
-        });
-        lastArrived = frame.index;
-        await emitReady(lastArrived, false);
-        report("cleaning", (frame.index + 1) / Math.max(1, probe.frameCount));
-      }
-      await emitReady(lastArrived, true);
+      // With the customer's texts there is no automatic reading: the pass only locates those lines.
+      const locating = options.texts ? "masking" : "reading_text";
+      const analysis = await analyseVideo(input, probe, {
+        ocr,
+        texts: options.texts ?? null,
+        ...(signal ? { signal } : {}),
+        onProgress: (fraction) => report(locating, fraction),
+      });
+      assertComplete(probe, analysis.lastPtsSeconds);
+      const tracks = analysis.tracks.filter((t) => t.erase);
+      report("masking", 1);
+      const pass = { probe, tracks, ocr, pools, report };
+      const residualLines = await cleaningPass({ first, rest: frames }, encoder, pass);
       report("verifying", 1);
       report("assembling", 0);
       await encoder.finish();
       report("assembling", 1);
+      return { frames: analysis.frames, linesErased: tracks.length, residualLines };
     } catch (error) {
-      encoder.abort();
+      // Neither ffmpeg nor the partial output outlives the failure.
+      await Promise.all([encoder.abort(), frames.return(undefined).catch(() => undefined)]);
       throw error;
     }
-    return { frames: analysis.frames, linesErased: tracks.length, residualLines };
   } finally {
     if (!options.ocr) await ocr.close();
   }
+}
+
+interface CleaningPass {
+  probe: VideoProbe;
+  /** The lines to erase. */
+  tracks: TextTrack[];
+  ocr: OcrEngine;
+  pools: FramePools;
+  report: NonNullable<CleanOptions["onProgress"]>;
+}
+
+/**
+ * Streams the decoded frames through the window and writes each to the encoder, filled where it has
+ * text. Returns how many lines were still read in the cleaned regions after the second try.
+ */
+async function cleaningPass(
+  frames: { first: Promise<IteratorResult<Frame>>; rest: AsyncIterator<Frame> },
+  encoder: FrameSink,
+  { probe, tracks, ocr, pools, report }: CleaningPass,
+): Promise<number> {
+  const radius = windowRadius(probe.width, probe.height);
+  const window: WindowFrame[] = [];
+  // One motion measurement per pair of consecutive frames, composed for the neighbours.
+  const chain = new MotionChain();
+  // Frames without text share one empty mask (neighbours still need one), never written to.
+  const noText = new Uint8Array(probe.width * probe.height);
+  // What each line's earlier frames showed of its shaded box.
+  const looks = new Map<number, LineLook>();
+  let previous: PreviousFill | undefined;
+  let cleaned = 0;
+  let residualLines = 0;
+
+  /** Writes frame `index`, which must be in `window`, filled when it has a mask. */
+  const emit = async (index: number) => {
+    const center = index - (window[0]?.index ?? 0);
+    const item = window[center];
+    if (!item) return;
+    if (!item.hasText) {
+      await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: item.frame.data });
+      releaseFill(previous, pools);
+      previous = undefined;
+      return;
+    }
+    const fill = {
+      windowRadius: radius,
+      motion: (to: number, roi: Rect) => chain.between(window, center, to, roi),
+      pools,
+    };
+    let result = await fillFrame(window, center, previous, fill);
+    if (cleaned++ % VERIFY_EVERY === 0) {
+      const leftover = await residualText(ocr, result.frame, item.mask);
+      if (leftover.length > 0) {
+        const widened = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
+        for (const box of leftover) markTextLine(item.frame, box, widened);
+        const retry = window.map((w, i) => (i === center ? { ...w, mask: widened } : w));
+        const first = { frame: result.frame, filledMask: result.synthesized };
+        result = await fillFrame(retry, center, previous, fill);
+        releaseFill(first, pools);
+        residualLines += (await residualText(ocr, result.frame, widened)).length;
+      }
+    }
+    releaseFill(previous, pools);
+    previous = { frame: result.frame, filledMask: result.synthesized };
+    // Awaited before the window moves on: the encoder reads the buffer until then.
+    await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: result.frame.data });
+  };
+  let next = 0;
+  /** Emits every frame whose future neighbours have arrived (all of them at the end), in order. */
+  const emitReady = async (lastArrived: number, ended: boolean) => {
+    while (next <= lastArrived && (ended || next + radius <= lastArrived)) {
+      await emit(next++);
+      while ((window[0]?.index ?? next) < next - radius) releaseFrame(window.shift() as WindowFrame, pools);
+      chain.forget(window[0]?.index ?? next);
+    }
+  };
+
+  let lastArrived = -1;
+  for (let item = await frames.first; !item.done; item = await frames.rest.next()) {
+    const frame = item.value;
+    const rgb = { width: probe.width, height: probe.height, data: frame.data };
+    const masks = frameMask(rgb, frame.index, tracks, looks, pools.planes);
+    window.push({
+      frame: rgb,
+      mask: masks?.mask ?? noText,
+      ...(masks?.behind ? { behind: masks.behind } : {}),
+      hasText: masks !== null,
+      index: frame.index,
+      ptsSeconds: frame.ptsSeconds,
+    });
+    lastArrived = frame.index;
+    await emitReady(lastArrived, false);
+    report("cleaning", (frame.index + 1) / Math.max(1, probe.frameCount));
+  }
+  await emitReady(lastArrived, true);
+  return residualLines;
 }

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -11,6 +11,7 @@ import { probeVideo } from "../../gpu-worker/engine/media/probe";
 import { createOcrEngine, type OcrEngine, type Rect, type RgbFrame } from "../../gpu-worker/engine/ocr/ocr";
 import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
 import { editDistance } from "../helpers/edit-distance";
+import { ffmpegChildren } from "../helpers/ffmpeg-children";
 
 const run = promisify(execFile);
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -370,15 +371,44 @@ describe("cleanVideo on files it cannot clean", () => {
     },
   ];
 
-  it.each(badInputs)("refuses $name with a clear error code and leaves no output", async (bad) => {
-    await bad.make(file(bad.file));
-    const output = file(`clean-${bad.file}`);
-    const error = await cleanVideo(file(bad.file), output, { ocr }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(Error);
-    expect(bad.codes).toContain((error as { code?: string }).code);
-    expect(existsSync(output)).toBe(false);
-  });
+  it.each(badInputs)(
+    "refuses $name with a clear error code and leaves no output and no ffmpeg",
+    async (bad) => {
+      await bad.make(file(bad.file));
+      const output = file(`clean-${bad.file}`);
+      const error = await cleanVideo(file(bad.file), output, { ocr }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Error);
+      expect(bad.codes).toContain((error as { code?: string }).code);
+      expect(await outputsOf(output)).toEqual([]);
+      expect(await ffmpegChildren()).toEqual([]);
+    },
+  );
 });
+
+describe("cleanVideo canceled", () => {
+  it.each(["reading_text", "cleaning"])(
+    "while %s: rejects with AbortError at once and leaves no output and no ffmpeg",
+    async (stage) => {
+      const controller = new AbortController();
+      const output = file(`canceled-${stage}.mp4`);
+      const cleaning = cleanVideo(file("caption.mp4"), output, {
+        ocr,
+        signal: controller.signal,
+        onProgress: (at) => {
+          if (at === stage) controller.abort();
+        },
+      });
+      await expect(cleaning).rejects.toMatchObject({ name: "AbortError" });
+      expect(await outputsOf(output)).toEqual([]);
+      expect(await ffmpegChildren()).toEqual([]);
+    },
+  );
+});
+
+/** Files in the work folder named after `output`: the output itself or its partial file. */
+async function outputsOf(output: string): Promise<string[]> {
+  return (await readdir(workDir)).filter((name) => name.startsWith(path.basename(output)));
+}
 
 describe("npm run clean --json", () => {
   const clean = (...args: string[]) =>

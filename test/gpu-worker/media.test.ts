@@ -5,8 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BufferPool } from "../../gpu-worker/engine/media/buffer-pool";
 import { decodeFrames, type Frame, openEncoder } from "../../gpu-worker/engine/media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "../../gpu-worker/engine/media/probe";
+import { ffmpegChildren } from "../helpers/ffmpeg-children";
 
 const run = promisify(execFile);
 
@@ -134,7 +136,7 @@ async function transcode(
       await sink.write(frame);
     }
   } catch (error) {
-    sink.abort();
+    await sink.abort();
     throw error;
   }
   await sink.finish();
@@ -181,13 +183,6 @@ function psnr(
 
 function insideRect(x: number, y: number): boolean {
   return x >= RECT.left && x < RECT.right && y >= RECT.top && y < RECT.bottom;
-}
-
-async function ffmpegChildren(): Promise<string[]> {
-  const { stdout } = await run("ps", ["-o", "comm=", "--ppid", String(process.pid)]).catch(() => ({
-    stdout: "",
-  }));
-  return stdout.split("\n").filter((command) => command.includes("ffmpeg"));
 }
 
 beforeAll(async () => {
@@ -402,6 +397,20 @@ describe("resources", () => {
     expect(await ffmpegChildren()).toEqual([]);
     expect(existsSync(output)).toBe(false);
     expect(existsSync(`${output}.partial`)).toBe(false);
+  });
+
+  it("decodes into a pool's buffers: a consumer that gives each frame back needs only two", async () => {
+    const probe = await probeVideo(clips.long);
+    const pool = new BufferPool(probe.width * probe.height * 3);
+    const frames = [];
+    for await (const frame of decodeFrames(clips.long, probe, { pool })) {
+      if (frame.index >= 50) break;
+      frames.push(frame.index);
+      pool.give(frame.data);
+    }
+    expect(frames).toHaveLength(50);
+    // One frame held by the consumer while the next is read into the other.
+    expect(pool.allocated).toBeLessThanOrEqual(2);
   });
 
   it("stops the decoder when the consumer stops early", async () => {

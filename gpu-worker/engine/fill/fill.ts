@@ -1,3 +1,4 @@
+import type { BufferPool } from "../media/buffer-pool";
 import { featherSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
@@ -38,6 +39,14 @@ export interface FillFrameOptions extends FillOptions {
    * then taken to be window[center - 1]. By default each neighbour's motion is estimated here.
    */
   motion?: (index: number, roi: Rect) => Promise<Homography | undefined>;
+  /** Where the result's frame and plane buffers come from (the caller gives them back); default: new ones. */
+  pools?: FramePools;
+}
+
+/** Buffers of a whole frame's pixels (RGB) and of a one-byte plane the size of a frame. */
+export interface FramePools {
+  pictures: BufferPool;
+  planes: BufferPool;
 }
 
 export interface FillResult {
@@ -60,7 +69,7 @@ const DEFAULTS = {
   featherBand: 6,
   inpaintRadius: 5,
   inpaintMethod: "telea",
-} satisfies Required<Omit<FillFrameOptions, "motion">>;
+} satisfies Required<Omit<FillFrameOptions, "motion" | "pools">>;
 
 /** The unmasked pixels around the hole on which sources are checked and seams measured. */
 const RING_WIDTH = 4;
@@ -81,8 +90,11 @@ export async function fillFrame(
   const current = window[center];
   if (!current) throw new RangeError(`window has no frame ${center}`);
   const { frame, mask } = current;
-  const output = { width: frame.width, height: frame.height, data: new Uint8Array(frame.data) };
-  const synthesized = new Uint8Array(frame.width * frame.height);
+  const { pools } = options;
+  const data = pools ? pools.pictures.take(false) : new Uint8Array(frame.data.length);
+  data.set(frame.data);
+  const output = { width: frame.width, height: frame.height, data };
+  const synthesized = pools ? pools.planes.take() : new Uint8Array(frame.width * frame.height);
   // The crop must hold the ring the sources are checked on and the context the inpainting reads.
   const margin = Math.max(settings.margin, RING_WIDTH + 1, settings.inpaintRadius + 1);
   const regions = await fillRegions(mask, frame.width, frame.height, margin);

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { BufferPool } from "./buffer-pool";
 import { yuvToRgbFilter } from "./colour";
 import { abortError, MediaError } from "./errors";
 import type { Frame } from "./frames";
@@ -15,6 +16,8 @@ export interface DecodeOptions {
   signal?: AbortSignal;
   /** Frames scaled to this size (the analysis pass reads text at a reduced size); default: coded size. */
   size?: { width: number; height: number };
+  /** Where the frames' buffers come from; the consumer gives each back when done with it. */
+  pool?: BufferPool;
 }
 
 export async function* decodeFrames(
@@ -32,7 +35,9 @@ export async function* decodeFrames(
   const frameBytes = (options.size?.width ?? probe.width) * (options.size?.height ?? probe.height) * 3;
   let index = 0;
   try {
-    for await (const frame of readNutFrames(stdout)) {
+    const { pool } = options;
+    const allocate = (size: number) => (size === pool?.bytes ? pool.take(false) : new Uint8Array(size));
+    for await (const frame of readNutFrames(stdout, allocate)) {
       if (frame.data.length !== frameBytes) {
         throw new MediaError(
           "ffmpeg_failed",

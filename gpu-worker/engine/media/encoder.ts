@@ -127,7 +127,7 @@ export function openEncoder(
     },
     abort() {
       closed = true;
-      void discard();
+      return discard();
     },
   };
 }

@@ -17,6 +17,6 @@ export interface FrameSink {
   write(frame: Frame): Promise<void>;
   /** Ends the video and moves the finished file into place. */
   finish(): Promise<void>;
-  /** Stops the encoder and removes its partial output. */
-  abort(): void;
+  /** Stops the encoder and removes its partial output; settles when both are done. */
+  abort(): Promise<void>;
 }

@@ -41,9 +41,13 @@ interface StreamHeader {
 /**
  * Reads the one rgb24 rawvideo stream that ffmpeg writes with `-f nut` (ffmpeg's own muxer: any frame
  * code table, syncpoints, repeated headers, info and index packets). Frames are read one at a time, and
- * the next chunk of the stream is pulled only when the consumer asks for the next frame.
+ * the next chunk of the stream is pulled only when the consumer asks for the next frame. Each frame's
+ * bytes are read into a buffer from `allocate`.
  */
-export async function* readNutFrames(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<NutFrame> {
+export async function* readNutFrames(
+  chunks: AsyncIterable<Uint8Array>,
+  allocate: (size: number) => Uint8Array = (size) => new Uint8Array(size),
+): AsyncGenerator<NutFrame> {
   const input = new ChunkReader(chunks[Symbol.asyncIterator]());
   const id = await input.fill(new Uint8Array(ID_STRING.length));
   if (!id.every((byte, index) => byte === ID_STRING[index])) throw new RangeError("Not a NUT stream");
@@ -67,7 +71,7 @@ export async function* readNutFrames(chunks: AsyncIterable<Uint8Array>): AsyncGe
     if (!code) throw new RangeError(`NUT frame code ${frameCode} is invalid`);
     const { pts, size } = await readFrameHeader(input, code, stream, lastPts);
     lastPts = pts;
-    const data = await input.fill(new Uint8Array(size));
+    const data = await input.fill(allocate(size));
     yield { pts, ptsSeconds: (pts * stream.timeBase.num) / stream.timeBase.den, data };
   }
 }
