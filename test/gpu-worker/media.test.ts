@@ -322,6 +322,20 @@ describe("timestamps", () => {
     });
   });
 
+  it("counts the frames of the first video stream only, in a file with two", async () => {
+    const second = ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2"];
+    const file = await ffmpeg(
+      [...SMALL_VIDEO, ...second, "-map", "0:v", "-map", "1:v", "-t", "1", ...FAST_H264],
+      "two-videos.mp4",
+    );
+    const probe = await probeVideo(file);
+    expect({ stream: probe.streamIndex, width: probe.width, frames: probe.frameCount }).toEqual({
+      stream: 0,
+      width: 320,
+      frames: 25,
+    });
+  });
+
   it("does not report a constant frame rate as variable", async () => {
     expect((await probeVideo(clips.cfr)).variableFrameRate).toBe(false);
   });

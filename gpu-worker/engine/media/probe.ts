@@ -59,6 +59,9 @@ export async function probeVideo(path: string, signal?: AbortSignal): Promise<Vi
   if (signal?.aborted) throw abortError();
   const { size } = await stat(path);
   if (size === 0) throw new MediaError("unreadable_video", "The file is empty.");
+  // Both ffprobe runs start at once: each spends most of its time starting up.
+  const packets = readVideoPackets(path, signal);
+  packets.catch(() => undefined); // awaited below, unless the report already failed
   const report = await readReport(path, signal);
   const video = report.streams?.find(
     (stream) => stream.codec_type === "video" && !stream.disposition?.attached_pic,
@@ -69,7 +72,7 @@ export async function probeVideo(path: string, signal?: AbortSignal): Promise<Vi
   if (!video.width || !video.height || !video.codec_name || !video.time_base) {
     throw new MediaError("unreadable_video", "The video stream's size or codec cannot be read.");
   }
-  const pts = await readFramePts(path, video.index, signal);
+  const pts = framePts(await packets, video.index);
   if (pts.length === 0) throw new MediaError("unreadable_video", "The video has no frames.");
   const durationSeconds = Number(video.duration ?? report.format?.duration ?? Number.NaN);
   return {
@@ -111,22 +114,26 @@ async function readReport(path: string, signal?: AbortSignal): Promise<FfprobeRe
   }
 }
 
-/** Presentation timestamps (in time base units) of the frames the decoder will output, in order. */
-async function readFramePts(path: string, streamIndex: number, signal?: AbortSignal): Promise<number[]> {
-  let csv: string;
+/** Every video stream's packets, a line each: stream index, pts, flags. */
+async function readVideoPackets(path: string, signal?: AbortSignal): Promise<string> {
   try {
-    const args = ["-v", "error", "-select_streams", String(streamIndex), "-show_entries", "packet=pts,flags"];
-    csv = await runForText(ffprobeBinary(), [...args, "-of", "csv=p=0", path], signal);
+    const args = ["-v", "error", "-select_streams", "v", "-show_entries", "packet=stream_index,pts,flags"];
+    return await runForText(ffprobeBinary(), [...args, "-of", "csv=p=0", path], signal);
   } catch (error) {
     if (!(error instanceof MediaError)) throw error;
     throw new MediaError("unreadable_video", "The video's frames cannot be read.", error.stderr);
   }
+}
+
+/** Presentation timestamps (in time base units) of the frames the decoder will output, in order. */
+function framePts(packetsCsv: string, streamIndex: number): number[] {
+  const stream = String(streamIndex);
   // Packets flagged D (discard) lie outside the edit list: the decoder drops them.
-  return csv
+  return packetsCsv
     .split("\n")
     .map((line) => line.split(","))
-    .filter(([pts, flags]) => pts && pts !== "N/A" && !flags?.includes("D"))
-    .map(([pts]) => Number(pts))
+    .filter(([index, pts, flags]) => index === stream && pts && pts !== "N/A" && !flags?.includes("D"))
+    .map(([, pts]) => Number(pts))
     .sort((a, b) => a - b);
 }
 
