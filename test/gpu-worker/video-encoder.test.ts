@@ -69,9 +69,20 @@ describe("the encoder this machine gets", () => {
     else process.env.GPU_WORKER_ENCODER = saved;
   });
 
-  it("is libx264 without CUDA, whatever ffmpeg lists", async () => {
+  it("is libx264 without CUDA, whatever ffmpeg lists, and starts no ffmpeg to ask", async () => {
     delete process.env.GPU_WORKER_ENCODER;
-    expect((await selectVideoEncoder(false)).encoder).toBe("libx264");
+    // An ffmpeg that cannot start: asking it would fail the choice.
+    const ffmpegPath = process.env.FFMPEG_PATH;
+    process.env.FFMPEG_PATH = "/nonexistent/ffmpeg";
+    try {
+      expect(await selectVideoEncoder(false)).toEqual({
+        encoder: "libx264",
+        reason: "no usable CUDA device",
+      });
+    } finally {
+      if (ffmpegPath === undefined) delete process.env.FFMPEG_PATH;
+      else process.env.FFMPEG_PATH = ffmpegPath;
+    }
     process.env.GPU_WORKER_ENCODER = "libx264";
     expect(await selectVideoEncoder(true)).toEqual({
       encoder: "libx264",

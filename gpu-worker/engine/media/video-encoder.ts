@@ -43,8 +43,8 @@ export function chooseVideoEncoder(
     if (!nvenc) throw new Error("GPU_WORKER_ENCODER=h264_nvenc, but this ffmpeg has no h264_nvenc encoder");
     return { encoder: "h264_nvenc", reason: "GPU_WORKER_ENCODER=h264_nvenc" };
   }
-  if (!nvenc) return { encoder: "libx264", reason: "ffmpeg has no h264_nvenc encoder" };
   if (!cudaUsable) return { encoder: "libx264", reason: "no usable CUDA device" };
+  if (!nvenc) return { encoder: "libx264", reason: "ffmpeg has no h264_nvenc encoder" };
   return { encoder: "h264_nvenc", reason: "ffmpeg has h264_nvenc and CUDA is usable" };
 }
 
@@ -97,8 +97,14 @@ function tryNvenc(): Promise<string | null> {
 /** The encoder this process uses, from GPU_WORKER_ENCODER and what ffmpeg and the GPU can do. */
 export async function selectVideoEncoder(cudaUsable: boolean): Promise<EncoderChoice> {
   const request = parseEncoderRequest(process.env.GPU_WORKER_ENCODER);
-  encodersText ??= runForText(ffmpegBinary(), ["-hide_banner", "-encoders"]);
-  const choice = chooseVideoEncoder(await encodersText, cudaUsable, request);
+  // Only a choice that may be NVENC reads ffmpeg's list: otherwise no ffmpeg is started (0.15 s) to ask.
+  const mayBeNvenc = request === "h264_nvenc" || (request === "auto" && cudaUsable);
+  if (mayBeNvenc) encodersText ??= runForText(ffmpegBinary(), ["-hide_banner", "-encoders"]);
+  const choice = chooseVideoEncoder(
+    mayBeNvenc ? await (encodersText as Promise<string>) : "",
+    cudaUsable,
+    request,
+  );
   if (choice.encoder !== "h264_nvenc" || request !== "auto") return choice;
   nvencTrial ??= tryNvenc();
   const failure = await nvencTrial;
