@@ -61,8 +61,17 @@ export async function probeVideo(path: string, signal?: AbortSignal): Promise<Vi
   if (size === 0) throw new MediaError("unreadable_video", "The file is empty.");
   // Both ffprobe runs start at once: each spends most of its time starting up.
   const packets = readVideoPackets(path, signal);
-  packets.catch(() => undefined); // awaited below, unless the report already failed
-  const report = await readReport(path, signal);
+  packets.catch(() => undefined); // awaited in the end, whichever way the report goes
+  try {
+    return await describeVideo(await readReport(path, signal), packets);
+  } finally {
+    // No ffprobe outlives the call, even when the report already says the file is no video.
+    await packets.catch(() => undefined);
+  }
+}
+
+/** The probe from ffprobe's report and its list of video packets, or why the file cannot be cleaned. */
+async function describeVideo(report: FfprobeReport, packets: Promise<string>): Promise<VideoProbe> {
   const video = report.streams?.find(
     (stream) => stream.codec_type === "video" && !stream.disposition?.attached_pic,
   );
