@@ -1,8 +1,8 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
-import { type FramePools, fillFrame, type PreviousFill } from "./fill";
+import { type FramePools, fillFrame, framePools, type PreviousFill } from "./fill";
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
 import type { Rect } from "./fill/types";
-import { BufferPool } from "./media/buffer-pool";
+import type { BufferPool } from "./media/buffer-pool";
 import { decodeFrames, type Frame, type FrameSink, openEncoder } from "./media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { selectVideoEncoder } from "./media/video-encoder";
@@ -114,10 +114,7 @@ export async function cleanVideo(
     const { encoder: videoEncoder } = await selectVideoEncoder(ocr.provider === "cuda");
     // The cleaning pass's encoder and decoder start now: their ffmpeg start-up (tenths of a second,
     // spent waiting) overlaps the analysis. The decoder stops at its first frame until the pass asks.
-    const pools: FramePools = {
-      pictures: new BufferPool(probe.width * probe.height * 3),
-      planes: new BufferPool(probe.width * probe.height),
-    };
+    const pools = framePools(probe.width, probe.height);
     const encoder = openEncoder(input, output, probe, { videoEncoder, ...(signal ? { signal } : {}) });
     const frames = decodeFrames(input, probe, { pool: pools.pictures, ...(signal ? { signal } : {}) });
     const first = frames.next();

@@ -1,4 +1,4 @@
-import type { BufferPool } from "../media/buffer-pool";
+import { BufferPool } from "../media/buffer-pool";
 import { featherSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
@@ -49,6 +49,11 @@ export interface FramePools {
   planes: BufferPool;
 }
 
+/** Empty pools for frames of this size. */
+export function framePools(width: number, height: number): FramePools {
+  return { pictures: new BufferPool(width * height * 3), planes: new BufferPool(width * height) };
+}
+
 export interface FillResult {
   frame: RgbFrame;
   /** Masked pixels no frame showed, filled spatially. */
@@ -90,11 +95,12 @@ export async function fillFrame(
   const current = window[center];
   if (!current) throw new RangeError(`window has no frame ${center}`);
   const { frame, mask } = current;
-  const { pools } = options;
-  const data = pools ? pools.pictures.take(false) : new Uint8Array(frame.data.length);
+  // Without the caller's pools, fresh ones: every buffer is then a new one.
+  const { pictures, planes } = options.pools ?? framePools(frame.width, frame.height);
+  const data = pictures.take(false);
   data.set(frame.data);
   const output = { width: frame.width, height: frame.height, data };
-  const synthesized = pools ? pools.planes.take() : new Uint8Array(frame.width * frame.height);
+  const synthesized = planes.take();
   // The crop must hold the ring the sources are checked on and the context the inpainting reads.
   const margin = Math.max(settings.margin, RING_WIDTH + 1, settings.inpaintRadius + 1);
   const regions = await fillRegions(mask, frame.width, frame.height, margin);

@@ -1,4 +1,4 @@
-export { type FillFrameOptions, type FillResult, type FramePools, fillFrame } from "./fill";
+export { type FillFrameOptions, type FillResult, type FramePools, fillFrame, framePools } from "./fill";
 export { fillRegions } from "./regions";
 export { type InpaintMethod, type InpaintOptions, inpaintSpatial } from "./spatial";
 export type { PreviousFill } from "./stabilise";

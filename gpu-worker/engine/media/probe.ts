@@ -61,12 +61,12 @@ export async function probeVideo(path: string, signal?: AbortSignal): Promise<Vi
   if (size === 0) throw new MediaError("unreadable_video", "The file is empty.");
   // Both ffprobe runs start at once: each spends most of its time starting up.
   const packets = readVideoPackets(path, signal);
-  packets.catch(() => undefined); // awaited in the end, whichever way the report goes
+  // Waited for whichever way the report goes: no ffprobe outlives the call.
+  const packetsDone = packets.catch(() => undefined);
   try {
     return await describeVideo(await readReport(path, signal), packets);
   } finally {
-    // No ffprobe outlives the call, even when the report already says the file is no video.
-    await packets.catch(() => undefined);
+    await packetsDone;
   }
 }
 

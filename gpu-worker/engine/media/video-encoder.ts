@@ -99,12 +99,12 @@ export async function selectVideoEncoder(cudaUsable: boolean): Promise<EncoderCh
   const request = parseEncoderRequest(process.env.GPU_WORKER_ENCODER);
   // Only a choice that may be NVENC reads ffmpeg's list: otherwise no ffmpeg is started (0.15 s) to ask.
   const mayBeNvenc = request === "h264_nvenc" || (request === "auto" && cudaUsable);
-  if (mayBeNvenc) encodersText ??= runForText(ffmpegBinary(), ["-hide_banner", "-encoders"]);
-  const choice = chooseVideoEncoder(
-    mayBeNvenc ? await (encodersText as Promise<string>) : "",
-    cudaUsable,
-    request,
-  );
+  let listing = "";
+  if (mayBeNvenc) {
+    encodersText ??= runForText(ffmpegBinary(), ["-hide_banner", "-encoders"]);
+    listing = await encodersText;
+  }
+  const choice = chooseVideoEncoder(listing, cudaUsable, request);
   if (choice.encoder !== "h264_nvenc" || request !== "auto") return choice;
   nvencTrial ??= tryNvenc();
   const failure = await nvencTrial;
