@@ -257,7 +257,8 @@ describe("the dashboard in a browser, on the real local stack", () => {
     await page.getByLabel("Current password").fill(PASSWORD);
     await page.getByLabel("New password").fill(NEW_PASSWORD);
     await page.getByRole("button", { name: "Change password" }).click();
-    await page.getByText("Password changed.").waitFor();
+    // The whole sentence: the screen reader's announcer says "Password changed." too, 50 ms later.
+    await page.getByText("Password changed. Your other sessions were signed out.").waitFor();
     await shot("password");
     const signIn = (password: string) =>
       fetch(`${stack.baseUrl}/dashboard/api/session`, {
