@@ -3,6 +3,7 @@ import { compose } from "./motion-chain";
 import { framePixel } from "./regions";
 import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
+import { kthSmallest } from "./select";
 import { boxIsMasked, type FullTiles, fullTiles } from "./tiles";
 import type { Homography, RgbFrame } from "./types";
 
@@ -191,7 +192,9 @@ function ringOf(work: CropWork, width: number): Ring {
 function ringFit(ring: Ring, fillSource: FillSource): { error: number; shift?: { x: number; y: number } } {
   const sample = new Float32Array(3);
   const point = { x: 0, y: 0 };
-  const errors: number[] = [];
+  // Each ring pixel's error, as float32 (the median is taken of those).
+  const errors = scratchPlane("ring errors", ring.x.length);
+  let count = 0;
   let xx = 0;
   let xy = 0;
   let yy = 0;
@@ -207,7 +210,7 @@ function ringFit(ring: Ring, fillSource: FillSource): { error: number; shift?: {
       absolute += Math.abs(difference);
       signed += difference;
     }
-    errors.push(absolute / 3);
+    errors[count++] = absolute / 3;
     const gx = ring.gradient[k * 2] as number;
     if (Number.isNaN(gx)) continue;
     const gy = ring.gradient[k * 2 + 1] as number;
@@ -218,8 +221,8 @@ function ringFit(ring: Ring, fillSource: FillSource): { error: number; shift?: {
     ye += (gy * signed) / 3;
   }
   // A source that shows none of the ring cannot be checked, so it is not trusted.
-  if (errors.length === 0) return { error: Number.POSITIVE_INFINITY };
-  const error = Float32Array.from(errors).sort()[errors.length >> 1] as number;
+  if (count === 0) return { error: Number.POSITIVE_INFINITY };
+  const error = kthSmallest(errors, count, count >> 1);
   const determinant = xx * yy - xy * xy;
   if (!(determinant > 1e-4 * (xx + yy) ** 2)) return { error };
   const x = (yy * xe - xy * ye) / determinant;
