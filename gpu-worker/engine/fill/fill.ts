@@ -171,7 +171,12 @@ async function fillFromWindow(
     const group = alignedSources(work, useful, RING_WIDTH, maxError);
     if (group.length === 0) continue;
     fillFromSources(work, group, Source.neighbours, pending);
-    pending = unfilledOf(work, pending);
+    // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.
+    pending = unfilledOf(
+      work,
+      pending,
+      pending === work.maskedPixels ? new Uint32Array(pending.length) : pending,
+    );
     aligned.push(...group);
   }
   return { aligned, unfilled: pending };
@@ -310,10 +315,12 @@ function behindCorrections(work: CropWork, behind: Uint8Array): LinearFit[] {
   });
 }
 
-/** The pixels of `pixels` that are still unfilled, in order (a plain loop: TypedArray.filter is slow). */
-function unfilledOf(work: CropWork, pixels: Uint32Array): Uint32Array {
-  const kept = new Uint32Array(pixels.length);
+/**
+ * The pixels of `pixels` that are still unfilled, in order, written to the start of `into` (which may
+ * be `pixels` itself: no pixel is written before it is read). A plain loop: TypedArray.filter is slow.
+ */
+function unfilledOf(work: CropWork, pixels: Uint32Array, into: Uint32Array): Uint32Array {
   let count = 0;
-  for (const i of pixels) if (work.source[i] === Source.none) kept[count++] = i;
-  return kept.subarray(0, count);
+  for (const i of pixels) if (work.source[i] === Source.none) into[count++] = i;
+  return into.subarray(0, count);
 }
