@@ -18,24 +18,28 @@ const WITH_NVENC = [
 const WITHOUT_NVENC = WITH_NVENC.split("\n")
   .filter((line) => !line.includes("h264_nvenc"))
   .join("\n");
+/** What the choice calls to read ffmpeg's list, answering `text`. */
+const listing = (text: string) => () => Promise.resolve(text);
 
 describe("choosing the H.264 encoder", () => {
-  it("picks NVENC only when ffmpeg lists it and CUDA is usable", () => {
-    expect(chooseVideoEncoder(WITH_NVENC, true).encoder).toBe("h264_nvenc");
-    expect(chooseVideoEncoder(WITH_NVENC, false)).toEqual({
+  it("picks NVENC only when ffmpeg lists it and CUDA is usable", async () => {
+    expect((await chooseVideoEncoder(listing(WITH_NVENC), true)).encoder).toBe("h264_nvenc");
+    expect(await chooseVideoEncoder(listing(WITH_NVENC), false)).toEqual({
       encoder: "libx264",
       reason: "no usable CUDA device",
     });
-    expect(chooseVideoEncoder(WITHOUT_NVENC, true)).toEqual({
+    expect(await chooseVideoEncoder(listing(WITHOUT_NVENC), true)).toEqual({
       encoder: "libx264",
       reason: "ffmpeg has no h264_nvenc encoder",
     });
   });
 
-  it("follows GPU_WORKER_ENCODER, refusing NVENC when ffmpeg lacks it", () => {
-    expect(chooseVideoEncoder(WITH_NVENC, true, "libx264").encoder).toBe("libx264");
-    expect(chooseVideoEncoder(WITH_NVENC, false, "h264_nvenc").encoder).toBe("h264_nvenc");
-    expect(() => chooseVideoEncoder(WITHOUT_NVENC, true, "h264_nvenc")).toThrow(/no h264_nvenc/);
+  it("follows GPU_WORKER_ENCODER, refusing NVENC when ffmpeg lacks it", async () => {
+    expect((await chooseVideoEncoder(listing(WITH_NVENC), true, "libx264")).encoder).toBe("libx264");
+    expect((await chooseVideoEncoder(listing(WITH_NVENC), false, "h264_nvenc")).encoder).toBe("h264_nvenc");
+    await expect(chooseVideoEncoder(listing(WITHOUT_NVENC), true, "h264_nvenc")).rejects.toThrow(
+      /no h264_nvenc/,
+    );
     expect(parseEncoderRequest(undefined)).toBe("auto");
     expect(parseEncoderRequest("")).toBe("auto");
     expect(parseEncoderRequest("h264_nvenc")).toBe("h264_nvenc");

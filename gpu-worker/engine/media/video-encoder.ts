@@ -28,23 +28,26 @@ function listsNvenc(encodersText: string): boolean {
 }
 
 /**
- * The decision alone, from `ffmpeg -hide_banner -encoders`'s text and whether onnxruntime got a CUDA
- * device. Debian's and Ubuntu's ffmpeg list h264_nvenc even on machines without an NVIDIA GPU, so the
- * listing alone never picks it.
+ * The decision alone, from whether onnxruntime got a CUDA device and, only where the answer turns on
+ * it, `ffmpeg -hide_banner -encoders`'s text (`encoders` is called then, so a choice that cannot be
+ * NVENC starts no ffmpeg to ask). Debian's and Ubuntu's ffmpeg list h264_nvenc even on machines
+ * without an NVIDIA GPU, so the listing alone never picks it.
  */
-export function chooseVideoEncoder(
-  encodersText: string,
+export async function chooseVideoEncoder(
+  encoders: () => Promise<string>,
   cudaUsable: boolean,
   request: EncoderRequest = "auto",
-): EncoderChoice {
-  const nvenc = listsNvenc(encodersText);
+): Promise<EncoderChoice> {
   if (request === "libx264") return { encoder: "libx264", reason: "GPU_WORKER_ENCODER=libx264" };
   if (request === "h264_nvenc") {
-    if (!nvenc) throw new Error("GPU_WORKER_ENCODER=h264_nvenc, but this ffmpeg has no h264_nvenc encoder");
+    if (!listsNvenc(await encoders())) {
+      throw new Error("GPU_WORKER_ENCODER=h264_nvenc, but this ffmpeg has no h264_nvenc encoder");
+    }
     return { encoder: "h264_nvenc", reason: "GPU_WORKER_ENCODER=h264_nvenc" };
   }
   if (!cudaUsable) return { encoder: "libx264", reason: "no usable CUDA device" };
-  if (!nvenc) return { encoder: "libx264", reason: "ffmpeg has no h264_nvenc encoder" };
+  if (!listsNvenc(await encoders()))
+    return { encoder: "libx264", reason: "ffmpeg has no h264_nvenc encoder" };
   return { encoder: "h264_nvenc", reason: "ffmpeg has h264_nvenc and CUDA is usable" };
 }
 
@@ -97,14 +100,11 @@ function tryNvenc(): Promise<string | null> {
 /** The encoder this process uses, from GPU_WORKER_ENCODER and what ffmpeg and the GPU can do. */
 export async function selectVideoEncoder(cudaUsable: boolean): Promise<EncoderChoice> {
   const request = parseEncoderRequest(process.env.GPU_WORKER_ENCODER);
-  // Only a choice that may be NVENC reads ffmpeg's list: otherwise no ffmpeg is started (0.15 s) to ask.
-  const mayBeNvenc = request === "h264_nvenc" || (request === "auto" && cudaUsable);
-  let listing = "";
-  if (mayBeNvenc) {
+  const listEncoders = () => {
     encodersText ??= runForText(ffmpegBinary(), ["-hide_banner", "-encoders"]);
-    listing = await encodersText;
-  }
-  const choice = chooseVideoEncoder(listing, cudaUsable, request);
+    return encodersText;
+  };
+  const choice = await chooseVideoEncoder(listEncoders, cudaUsable, request);
   if (choice.encoder !== "h264_nvenc" || request !== "auto") return choice;
   nvencTrial ??= tryNvenc();
   const failure = await nvencTrial;
