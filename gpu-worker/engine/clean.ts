@@ -213,9 +213,16 @@ async function cleaningPass(
     await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: result.frame.data });
   };
   let next = 0;
-  /** Emits every frame whose future neighbours have arrived (all of them at the end), in order. */
+  /**
+   * Whether arrived frame `index` can be written: a frame with text once its future neighbours have
+   * arrived (all of them at the end), a frame without text at once. Either stays in the window as a
+   * source for the frames after it; only the writing is not held back.
+   */
+  const ready = (index: number, lastArrived: number, ended: boolean) =>
+    ended || index + radius <= lastArrived || !window[index - (window[0]?.index ?? 0)]?.hasText;
+  /** Emits, in order, every frame that is ready. */
   const emitReady = async (lastArrived: number, ended: boolean) => {
-    while (next <= lastArrived && (ended || next + radius <= lastArrived)) {
+    while (next <= lastArrived && ready(next, lastArrived, ended)) {
       await emit(next++);
       while ((window[0]?.index ?? next) < next - radius) releaseFrame(window.shift() as WindowFrame, pools);
       chain.forget(window[0]?.index ?? next);
