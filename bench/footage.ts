@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type ClipSpec, checkZones } from "./clips";
 import { ffmpeg } from "./ffmpeg";
@@ -52,6 +52,27 @@ export async function buildClip(
   await writeFile(files.truth, `${JSON.stringify(truth, null, 2)}\n`);
   await writeFile(files.spec, `${JSON.stringify({ hash, clip }, null, 2)}\n`);
   return { dir, truth, built: true };
+}
+
+/**
+ * The clip's footage without the overlays, encoded and with audio as its input is: the engine's time
+ * on it is the part of its time that every video costs (reading, decoding, encoding), with nothing to
+ * fill. Made on first use; a rebuilt clip's folder starts without it.
+ */
+export async function textFreeInput(dir: string): Promise<string> {
+  const files = clipFiles(dir);
+  if (!existsSync(files.textFreeInput)) {
+    // Renamed into place when complete: a run cut short leaves no half file to be taken as made.
+    const partial = `${files.textFreeInput}.partial.mp4`;
+    await ffmpeg([
+      ...["-i", files.clean, "-i", files.input, "-map", "0:v", "-map", "1:a"],
+      ...INPUT_ENCODING,
+      ...["-c:a", "copy", "-movflags", "+faststart"],
+      partial,
+    ]);
+    await rename(partial, files.textFreeInput);
+  }
+  return files.textFreeInput;
 }
 
 /** One ffmpeg run films the scene once and writes every file of the clip from it. */

@@ -6,7 +6,11 @@ import { measureProcess } from "./process-tree";
 import { OUTPUT_ENCODING } from "./raw-encoder";
 import { clipFiles, type Truth } from "./truth";
 
-export type MethodName = "transcode" | "engine" | "delogo" | "telea";
+/**
+ * "engine-no-text" is the engine on the clip's footage without its overlays (textFreeInput): not
+ * scored, it shows how much of the engine's time every video costs before any pixel is filled.
+ */
+export type MethodName = "transcode" | "engine" | "engine-no-text" | "delogo" | "telea";
 
 /** Pixels the baselines' regions are grown by around the true overlay pixels (the codec's ringing). */
 export const BASELINE_GROW = 2;
@@ -69,19 +73,15 @@ function commandOf(
 ) {
   const { input } = clipFiles(dir);
   const node = (script: string, ...args: string[]) => [process.execPath, "--import", "tsx", script, ...args];
+  const engine = (from: string) =>
+    node("scripts/clean.ts", from, "-o", output, "--json", "--provider", options.gpu ? "cuda" : "auto");
   switch (method) {
     case "transcode":
       return [FFMPEG, ...transcodeArgs(input, output)];
     case "engine":
-      return node(
-        "scripts/clean.ts",
-        input,
-        "-o",
-        output,
-        "--json",
-        "--provider",
-        options.gpu ? "cuda" : "auto",
-      );
+      return engine(input);
+    case "engine-no-text":
+      return engine(clipFiles(dir).textFreeInput);
     case "delogo":
       return [FFMPEG, "-hide_banner", "-nostdin", "-v", "error", "-y", "-i", input].concat([
         "-vf",
@@ -108,7 +108,7 @@ export async function runMethod(
   const run: MethodRun = { method, output, seconds: measured.seconds, peakRssMb: measured.peakRssMb };
   if (measured.exitCode !== 0)
     return { ...run, error: measured.stderrTail || `exit code ${measured.exitCode}` };
-  if (method === "engine") {
+  if (method === "engine" || method === "engine-no-text") {
     const summary = JSON.parse(measured.stdout.trim().split("\n").at(-1) ?? "{}") as MethodRun["summary"];
     return { ...run, summary };
   }

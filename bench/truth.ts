@@ -15,6 +15,8 @@ export function clipFiles(dir: string) {
     plain: path.join(dir, "plain.mkv"),
     /** What the methods are given: the overlaid footage as an ad would arrive (H.264 CRF 16, AAC). */
     input: path.join(dir, "input.mp4"),
+    /** The clean footage encoded as the input is, with its audio: what the engine costs with no text. */
+    textFreeInput: path.join(dir, "input-no-text.mp4"),
     output: (method: string) => path.join(dir, `out-${method}.mp4`),
   };
 }
