@@ -16,6 +16,9 @@ for await (const frame of truthFrames(dir, clip)) frames.push(frame);
 const withText = frames.filter((frame) => frame.masked > 0);
 const first = withText[0]?.index ?? 0;
 const last = withText.at(-1)?.index ?? 0;
+// The guesses read the frames just outside the caption's span.
+if (first === 0 || last === frames.length - 1)
+  throw new Error("the caption must start after frame 0 and end before the last frame");
 
 /** PSNR over every masked sample of every frame with text, of `guess(frame)` against the truth. */
 function score(guess: (frame: TruthFrame) => (pixel: number, channel: number) => number): number {
