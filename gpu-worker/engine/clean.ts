@@ -177,10 +177,12 @@ async function cleaningPass(
   let previous: PreviousFill | undefined;
   let cleaned = 0;
   let residualLines = 0;
+  /** Where frame `index` sits in `window` (the window holds consecutive frames). */
+  const positionOf = (index: number) => index - (window[0]?.index ?? 0);
 
   /** Writes frame `index`, which must be in `window`, filled when it has a mask. */
   const emit = async (index: number) => {
-    const center = index - (window[0]?.index ?? 0);
+    const center = positionOf(index);
     const item = window[center];
     if (!item) return;
     if (!item.hasText) {
@@ -219,7 +221,7 @@ async function cleaningPass(
    * source for the frames after it; only the writing is not held back.
    */
   const ready = (index: number, lastArrived: number, ended: boolean) =>
-    ended || index + radius <= lastArrived || !window[index - (window[0]?.index ?? 0)]?.hasText;
+    ended || index + radius <= lastArrived || !window[positionOf(index)]?.hasText;
   /** Emits, in order, every frame that is ready. */
   const emitReady = async (lastArrived: number, ended: boolean) => {
     while (next <= lastArrived && ready(next, lastArrived, ended)) {
