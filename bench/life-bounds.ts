@@ -2,10 +2,11 @@
  * `node --import tsx bench/life-bounds.ts`: what the best guesses could score inside the masks of the
  * life clip (content new on every frame, camera still), against its target of the best baseline's
  * PSNR plus 3 dB. Each guess cheats by reading the truth, so none is a method; they bound what any
- * method can reach. Run `npm run bench -- --clip life` first (it makes the clip).
+ * method can reach. Scored by the bench's own ScoreAccumulator. Run `npm run bench -- --clip life`
+ * first (it makes the clip).
  */
 import path from "node:path";
-import { psnr } from "./metrics";
+import { ScoreAccumulator } from "./metrics";
 import { readClip, type TruthFrame, truthFrames } from "./truth";
 
 const dir = path.resolve(import.meta.dirname, "..", ".cache", "bench", "clips", "life");
@@ -17,47 +18,51 @@ const withText = frames.filter((frame) => frame.masked > 0);
 const first = withText[0]?.index ?? 0;
 const last = withText.at(-1)?.index ?? 0;
 // The guesses read the frames just outside the caption's span.
-if (first === 0 || last === frames.length - 1)
+if (first === 0 || last === frames.length - 1) {
   throw new Error("the caption must start after frame 0 and end before the last frame");
+}
 
-/** PSNR over every masked sample of every frame with text, of `guess(frame)` against the truth. */
-function score(guess: (frame: TruthFrame) => (pixel: number, channel: number) => number): number {
-  let squared = 0;
-  let samples = 0;
-  for (const frame of withText) {
-    const guessed = guess(frame);
-    for (let pixel = 0; pixel < frame.mask.length; pixel += 1) {
-      if (!frame.mask[pixel]) continue;
-      for (let channel = 0; channel < 3; channel += 1) {
-        const error = guessed(pixel, channel) - (frame.clean[pixel * 3 + channel] as number);
-        squared += error * error;
-        samples += 1;
-      }
-    }
+/** PSNR inside the masks of the frames with text, of the frames `guess` makes. */
+function psnrIn(guess: (frame: TruthFrame) => Uint8Array): number {
+  const scores = new ScoreAccumulator();
+  for (const truth of withText) {
+    // Only the masked pixels count here, which need neither the input nor SSIM's box.
+    scores.add(guess(truth), {
+      truth,
+      input: truth.clean,
+      width: clip.width,
+      box: null,
+      previousClean: null,
+    });
   }
-  return psnr(squared, samples);
+  return scores.result().psnrIn ?? Number.NaN;
 }
 
 const truthOf = (index: number) => (frames[index] as TruthFrame).clean;
-const picture = (clean: Uint8Array) => (pixel: number, channel: number) =>
-  clean[pixel * 3 + channel] as number;
-/** The masked pixels' mean colour in the frame's own truth. */
-function meanColour(frame: TruthFrame): (pixel: number, channel: number) => number {
+const nearestClear = (index: number) => (index - (first - 1) <= last + 1 - index ? first - 1 : last + 1);
+/** The frame's truth with its masked pixels set to their mean colour (rounded, as any output is). */
+function meanColour({ clean, mask, masked }: TruthFrame): Uint8Array {
   const sums = new Float64Array(3);
-  for (let pixel = 0; pixel < frame.mask.length; pixel += 1) {
-    if (!frame.mask[pixel]) continue;
-    for (let channel = 0; channel < 3; channel += 1)
-      sums[channel] = (sums[channel] as number) + (frame.clean[pixel * 3 + channel] as number);
+  for (let pixel = 0; pixel < mask.length; pixel += 1) {
+    if (!mask[pixel]) continue;
+    for (let c = 0; c < 3; c += 1) sums[c] = (sums[c] as number) + (clean[pixel * 3 + c] as number);
   }
-  return (_, channel) => (sums[channel] as number) / frame.masked;
+  const guess = Uint8Array.from(clean);
+  for (let pixel = 0; pixel < mask.length; pixel += 1) {
+    if (!mask[pixel]) continue;
+    for (let c = 0; c < 3; c += 1) guess[pixel * 3 + c] = Math.round((sums[c] as number) / masked);
+  }
+  return guess;
 }
 
-const nearestClear = (index: number) => (index - (first - 1) <= last + 1 - index ? first - 1 : last + 1);
 console.log(`text on frames ${first} to ${last}; PSNR inside the masks of those frames:`);
-console.log(
-  `  the truth of the nearest frame without text: ${score((f) => picture(truthOf(nearestClear(f.index)))).toFixed(2)} dB`,
+const line = (what: string, db: number) => console.log(`  ${what.padEnd(44)} ${db.toFixed(2)} dB`);
+line(
+  "the truth of the nearest frame without text:",
+  psnrIn((f) => truthOf(nearestClear(f.index))),
 );
-console.log(
-  `  the truth of the frame before:               ${score((f) => picture(truthOf(f.index - 1))).toFixed(2)} dB`,
+line(
+  "the truth of the frame before:",
+  psnrIn((f) => truthOf(f.index - 1)),
 );
-console.log(`  the true mean colour of the masked pixels:   ${score(meanColour).toFixed(2)} dB`);
+line("the true mean colour of the masked pixels:", psnrIn(meanColour));

@@ -34,7 +34,7 @@ export interface Scores {
 }
 
 /** PSNR of 8-bit samples from a sum of squared errors; 100 dB stands for identical. */
-export function psnr(squaredErrors: number, samples: number): number {
+function psnr(squaredErrors: number, samples: number): number {
   if (samples === 0) return Number.NaN;
   if (squaredErrors === 0) return 100;
   return Math.min(100, 10 * Math.log10((255 * 255 * samples) / squaredErrors));
