@@ -13,7 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { CLIPS, type ClipSpec } from "./clips";
 import { FFMPEG } from "./ffmpeg";
-import { buildClip, textFreeInput } from "./footage";
+import { buildClip } from "./footage";
 import { type MethodName, type MethodRun, runMethod } from "./methods";
 import { type ClipResult, formatStandings, formatTable, type MethodResult, standings } from "./report";
 import { scoreOutputs } from "./score";
@@ -52,7 +52,6 @@ async function benchClip(clip: ClipSpec): Promise<ClipResult> {
     `${clip.name}: footage ${built ? `made in ${((Date.now() - generating) / 1000).toFixed(1)} s` : "cached"}`,
   );
   // The clips of the speed target also time the engine on their footage without text (its floor).
-  if (clip.speed) await textFreeInput(dir);
   const methods: MethodName[] = [
     "transcode",
     "engine",
