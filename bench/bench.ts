@@ -85,6 +85,8 @@ async function benchClip(clip: ClipSpec): Promise<ClipResult> {
     maskedFrames: truth.maskedFrames,
     coverage: truth.coverage,
     speed: clip.speed,
+    real: clip.real ?? false,
+    hiddenEverywhere: clip.hiddenEverywhere ?? false,
     methods: runs.map(
       ({ output: _, ...run }): MethodResult => ({
         ...run,

@@ -1,14 +1,18 @@
 import {
   callToAction,
   caption,
+  handle,
   hook,
   isOn,
   type Overlay,
   priceTag,
   repeated,
+  lowerThird,
   slidingLine,
   spanFrames,
+  ticker,
   wordByWord,
+  type Zone,
 } from "./overlays";
 import type { Camera, SceneText, Shot } from "./scenes";
 
@@ -19,6 +23,12 @@ export interface ClipSpec extends Shot {
   camera: Camera;
   /** A sign in the scene that must stay (moves with the scene). */
   sceneText?: SceneText;
+  /** Where real footage shows a sign that must stay (a still camera keeps it there). */
+  sceneZone?: Zone;
+  /** Real camera footage: the clips the engine's quality targets are judged on. */
+  real?: boolean;
+  /** What the overlays hide shows in no other frame (a persistent overlay over a still shot). */
+  hiddenEverywhere?: boolean;
   overlays: Overlay[];
   /** Whether ffmpeg delogo and OpenCV Telea run too (the long memory clips measure the engine only). */
   baselines: boolean;
@@ -50,6 +60,115 @@ function memoryClip(name: string, seconds: number): ClipSpec {
     speed: false,
   };
 }
+
+const TOP_LEFT = { x: "w*0.04", y: "h*0.05" };
+const TOP_RIGHT = { x: "w-text_w-w*0.04", y: "h*0.05" };
+const TOP_LEFT_ZONE = { x0: 0, y0: 0, x1: 0.5, y1: 0.2 };
+const TOP_RIGHT_ZONE = { x0: 0.5, y0: 0, x1: 1, y1: 0.2 };
+/** Above a ticker's band. */
+const ABOVE_BAND = { x0: 0, y0: 0.62, x1: 1, y1: 0.84 };
+
+/**
+ * Real camera footage with ad overlays: the quality targets are read on these. Each shows the engine
+ * something the virtual camera never does: a subject moving under the caption, parallax, leaves living
+ * on their own, people crossing a still shot, cuts.
+ */
+const REAL_CLIPS: ClipSpec[] = [
+  {
+    name: "real-subject",
+    purpose: "a caption over a talking, turning face (animated film), a solid tag and a see-through handle",
+    width: 720,
+    height: 528,
+    fps: 24,
+    seconds: 4,
+    camera: { kind: "footage", footage: "megamind", start: 0.6 },
+    overlays: [
+      caption("SHE SAID YES", 0.3, 3.6),
+      { ...priceTag("NEW", 0.5, 4), zone: { x0: 0.5, y0: 0.2, x1: 1, y1: 0.6 } },
+      handle("@dinnerdates", 0, 4, TOP_LEFT, TOP_LEFT_ZONE),
+    ],
+    baselines: true,
+    quick: true,
+    speed: false,
+    real: true,
+  },
+  {
+    name: "real-portrait",
+    purpose:
+      "9:16 crop of a face close-up that moves: word-by-word subtitles under a hook on a see-through box",
+    width: 296,
+    height: 528,
+    fps: 24,
+    seconds: 4,
+    camera: { kind: "footage", footage: "megamind", start: 7.1, crop: [0.55, 0.5] },
+    overlays: [
+      { ...hook("WAIT FOR IT", 0, 1.8), scale: 1.2 },
+      ...wordByWord("HE NEVER SAW IT COMING", 0.6, 0.5).map((word) => ({ ...word, scale: 1.2 })),
+    ],
+    baselines: true,
+    quick: false,
+    speed: false,
+    real: true,
+  },
+  {
+    name: "real-street",
+    purpose:
+      "still camera, people walking: a see-through ticker band across the bottom, a lower third; the sign stays",
+    width: 768,
+    height: 576,
+    fps: 10,
+    seconds: 6,
+    camera: { kind: "footage", footage: "street", start: 12 },
+    sceneZone: { x0: 0.53, y0: 0.34, x1: 0.59, y1: 0.43 },
+    // The ticker's band stays for the whole shot and the camera never moves: nothing shows under it.
+    hiddenEverywhere: true,
+    overlays: [
+      ticker("BREAKING - PRICES CUT IN HALF AT EVERY STORE THIS WEEKEND", 0, 6, "black", 0.55),
+      lowerThird("MARIA LOPEZ", 1, 4.5),
+      handle("@citynews", 0, 6, TOP_RIGHT, TOP_RIGHT_ZONE),
+    ],
+    baselines: true,
+    quick: true,
+    speed: false,
+    real: true,
+  },
+  {
+    name: "real-city",
+    purpose: "towers filmed while the camera turns (parallax): a solid ticker band, a caption and a price",
+    width: 720,
+    height: 404,
+    fps: 25,
+    seconds: 5,
+    camera: { kind: "footage", footage: "city", start: 0 },
+    overlays: [
+      ticker("LIMITED OFFER - BOOK YOUR CITY BREAK TODAY", 0, 5, "0x1d3557", 1),
+      { ...caption("THE VIEW FROM THE TOP", 0.4, 2.4), y: "h*0.68", zone: ABOVE_BAND },
+      { ...caption("BOOK NOW", 2.6, 4.6), y: "h*0.68", zone: ABOVE_BAND },
+      { ...priceTag("$299", 1, 5), zone: { x0: 0.5, y0: 0.2, x1: 1, y1: 0.6 } },
+    ],
+    baselines: true,
+    quick: false,
+    speed: false,
+    real: true,
+  },
+  {
+    name: "real-handheld",
+    purpose: "handheld, leaves moving in the wind, a blown-out sky: a bold caption and a see-through handle",
+    width: 320,
+    height: 240,
+    fps: 15,
+    seconds: 4,
+    camera: { kind: "footage", footage: "tree", start: 0 },
+    overlays: [
+      { ...caption("GO OUTSIDE", 0.3, 3.5), scale: 1.4 },
+      handle("@greenlife", 0, 4, TOP_RIGHT, TOP_RIGHT_ZONE),
+    ].map((overlay) => ({ ...overlay, scale: (overlay.scale ?? 1) * 1.3 })),
+    baselines: true,
+    quick: false,
+    speed: false,
+    real: true,
+  },
+];
 
 export const CLIPS: ClipSpec[] = [
   {
@@ -138,6 +257,7 @@ export const CLIPS: ClipSpec[] = [
   },
   memoryClip("memory-1min", 60),
   memoryClip("memory-10min", 600),
+  ...REAL_CLIPS,
 ];
 
 /**

@@ -4,8 +4,8 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type ClipSpec, checkZones } from "./clips";
 import { ffmpeg } from "./ffmpeg";
-import { drawtextFilter } from "./overlays";
-import { cameraGraph, picturePath, pictureVersion, pictureWithSign } from "./scenes";
+import { overlayFilter } from "./overlays";
+import { cameraGraph, footageInput, picturePath, pictureVersion, pictureWithSign } from "./scenes";
 import { clipFiles, measureTruth, type Truth } from "./truth";
 
 /** Bumped when the way clips are made changes (pictures are versioned by their own graphs). */
@@ -17,7 +17,7 @@ const INPUT_ENCODING = ["-c:v", "libx264", "-preset", "medium", "-crf", "16", "-
 const INPUT_AUDIO = ["-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart"];
 
 function specHash(clip: ClipSpec): string {
-  const picture = clip.camera.kind === "life" ? undefined : clip.camera.picture;
+  const picture = "picture" in clip.camera ? clip.camera.picture : undefined;
   return createHash("sha256")
     .update(JSON.stringify({ FOOTAGE_VERSION, clip, picture: picture && pictureVersion(picture) }))
     .digest("hex")
@@ -81,7 +81,9 @@ async function render(root: string, dir: string, clip: ClipSpec): Promise<void> 
   const inputs: string[] = [];
   const graph: string[] = [];
   const { camera } = clip;
-  if (camera.kind !== "life") {
+  if (camera.kind === "footage") {
+    inputs.push(...footageInput(camera));
+  } else if (camera.kind !== "life") {
     const picture = await picturePath(path.join(root, "pictures"), camera.picture);
     if (clip.sceneText) {
       const signed = path.join(dir, "picture-with-sign.png");
@@ -92,9 +94,9 @@ async function render(root: string, dir: string, clip: ClipSpec): Promise<void> 
       inputs.push("-i", picture);
     }
   }
-  const audioInput = inputs.length / 2;
+  const audioInput = inputs.filter((arg) => arg === "-i").length;
   inputs.push("-f", "lavfi", "-t", String(clip.seconds), "-i", "sine=frequency=330:sample_rate=48000");
-  const overlays = clip.overlays.map((overlay) => drawtextFilter(overlay, clip.width, clip.height, clip.fps));
+  const overlays = clip.overlays.map((overlay) => overlayFilter(overlay, clip.width, clip.height, clip.fps));
   graph.push(
     `${cameraGraph(camera, clip, "0:v")},split=2[clean][base]`,
     `[base]${overlays.join(",") || "null"},split=2[overlaid][input]`,

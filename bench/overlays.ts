@@ -3,7 +3,25 @@
 export const FONT_DIR = "/usr/share/fonts/truetype/dejavu";
 const BOLD = `${FONT_DIR}/DejaVuSans-Bold.ttf`;
 
-export type OverlayStyle = "caption" | "word" | "hook" | "price" | "cta";
+export type OverlayStyle =
+  | "caption"
+  | "word"
+  | "hook"
+  | "price"
+  | "cta"
+  | "ticker"
+  | "handle"
+  | "lower-third";
+
+/** A filled rectangle drawn under the text (drawbox expressions; `iw`, `ih` are the frame's size). */
+export interface Plate {
+  x: string;
+  y: string;
+  width: string;
+  height: string;
+  /** drawbox colour, with `@alpha` for a see-through plate. */
+  color: string;
+}
 
 /** A rectangle in fractions of the frame (0..1). */
 export interface Zone {
@@ -28,6 +46,8 @@ export interface Overlay {
   zone: Zone;
   /** Multiplies the style's font size (small frames need bigger letters to stay readable). */
   scale?: number;
+  /** Bands, plates and accent bars drawn first: part of the overlay, to be erased with its text. */
+  plates?: Plate[];
 }
 
 export const ZONES = {
@@ -72,10 +92,25 @@ const STYLES: Record<OverlayStyle, { size: number; look: (size: number) => strin
     size: 0.055,
     look: (size) => ["fontcolor=black", "box=1", "boxcolor=white", `boxborderw=${Math.round(size / 2.5)}`],
   },
+  // News-style ticker: white text running over a band (its plate) the width of the frame.
+  ticker: { size: 0.05, look: () => ["fontcolor=white"] },
+  // A creator's @-name: small white letters at 60 % opacity with a faint shadow, no box.
+  handle: {
+    size: 0.04,
+    look: (size) => [
+      "fontcolor=white",
+      "alpha=0.6",
+      `shadowx=${Math.max(1, Math.round(size / 16))}`,
+      `shadowy=${Math.max(1, Math.round(size / 16))}`,
+      "shadowcolor=black@0.4",
+    ],
+  },
+  // A lower third: dark text on a light plate with a coloured accent bar (its plates).
+  "lower-third": { size: 0.05, look: () => ["fontcolor=0x1a1a1a"] },
 };
 
 /** Characters drawtext takes as they are inside single quotes (with expansion off). */
-const PLAIN_TEXT = /^[A-Za-z0-9 $%!.?-]+$/;
+const PLAIN_TEXT = /^[A-Za-z0-9 $%!.?@_-]+$/;
 
 export function fontSize(overlay: Overlay, width: number, height: number): number {
   return Math.round(STYLES[overlay.style].size * (overlay.scale ?? 1) * Math.min(width, height));
@@ -91,10 +126,16 @@ export function enableExpression(frames: Array<[number, number]>): string {
   return frames.map(([first, last]) => `between(n,${first},${last})`).join("+");
 }
 
-export function drawtextFilter(overlay: Overlay, width: number, height: number, fps: number): string {
+/** The overlay's plates and text as ffmpeg filters, each drawn only while the overlay is on screen. */
+export function overlayFilter(overlay: Overlay, width: number, height: number, fps: number): string {
   if (!PLAIN_TEXT.test(overlay.text)) throw new Error(`overlay text needs escaping: ${overlay.text}`);
   const size = fontSize(overlay, width, height);
-  const options = [
+  const enable = `enable='${enableExpression(spanFrames(overlay, fps))}'`;
+  const plates = (overlay.plates ?? []).map(
+    (plate) =>
+      `drawbox=x='${plate.x}':y='${plate.y}':w='${plate.width}':h='${plate.height}':color=${plate.color}:t=fill:${enable}`,
+  );
+  const text = [
     `fontfile=${BOLD}`,
     `text='${overlay.text}'`,
     "expansion=none",
@@ -102,9 +143,9 @@ export function drawtextFilter(overlay: Overlay, width: number, height: number, 
     ...STYLES[overlay.style].look(size),
     `x='${overlay.x}'`,
     `y='${overlay.y}'`,
-    `enable='${enableExpression(spanFrames(overlay, fps))}'`,
+    enable,
   ];
-  return `drawtext=${options.join(":")}`;
+  return [...plates, `drawtext=${text.join(":")}`].join(",");
 }
 
 /** Whether frame `index` is in one of the spans. */
@@ -180,4 +221,48 @@ export function repeated(overlay: Overlay, period: number, seconds: number): Ove
       if (start + from < seconds) spans.push([start + from, Math.min(seconds, start + to)]);
   }
   return { ...overlay, spans };
+}
+
+/**
+ * A ticker: `text` runs right to left at `speed` frame widths a second over a band across the whole
+ * frame at its bottom, see-through (`opacity` < 1) or solid. The band touches both side edges.
+ */
+export function ticker(text: string, from: number, to: number, color: string, opacity: number): Overlay {
+  const band = { x0: 0, y0: 0.84, x1: 1, y1: 1 };
+  return {
+    text,
+    style: "ticker",
+    x: `w*0.7-(t-${from})*w*0.25`,
+    y: `h*0.93-text_h/2`,
+    spans: [[from, to]],
+    zone: band,
+    plates: [{ x: "0", y: "ih*0.87", width: "iw", height: "ih*0.12", color: `${color}@${opacity}` }],
+  };
+}
+
+/** A small see-through @-name near a corner (`corner`: where, as fractions of the frame). */
+export function handle(
+  text: string,
+  from: number,
+  to: number,
+  corner: { x: string; y: string },
+  zone: Zone,
+): Overlay {
+  return { text, style: "handle", ...corner, spans: [[from, to]], zone };
+}
+
+/** A lower third: a name on a light plate with an accent bar on its left, in the lower left. */
+export function lowerThird(text: string, from: number, to: number): Overlay {
+  return {
+    text,
+    style: "lower-third",
+    x: "w*0.08",
+    y: "h*0.7",
+    spans: [[from, to]],
+    zone: { x0: 0, y0: 0.62, x1: 0.7, y1: 0.84 },
+    plates: [
+      { x: "iw*0.05", y: "ih*0.67", width: "iw*0.55", height: "ih*0.13", color: "0xf2f2f2@0.92" },
+      { x: "iw*0.05", y: "ih*0.67", width: "iw*0.012", height: "ih*0.13", color: "0xe63946" },
+    ],
+  };
 }

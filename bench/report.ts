@@ -20,6 +20,10 @@ export interface ClipResult {
   maskedFrames: number;
   coverage: number;
   speed: boolean;
+  /** Real camera footage (the quality targets are judged on these), or a synthetic regression clip. */
+  real: boolean;
+  /** Real footage where what the overlays hide shows in no other frame: judged against Telea, not above it. */
+  hiddenEverywhere: boolean;
   methods: MethodResult[];
 }
 
@@ -46,7 +50,12 @@ const COLUMNS: Array<[string, (clip: ClipResult, method: MethodResult) => string
   ["SSIM in", (_, { scores }) => fixed(scores?.ssimIn, 3)],
   ["PSNR out", (_, { scores }) => fixed(scores?.psnrOutVsInput, 2)],
   ["out vs truth", (_, { scores }) => fixed(scores?.psnrOut, 2)],
+  ["worst 10%", (_, { scores }) => fixed(scores?.psnrInWorstTenth, 2)],
   ["residual", (_, { scores }) => fixed(scores?.residual, 3)],
+  [
+    "left %",
+    (_, { scores }) => fixed(scores?.missedShare === null ? null : (scores?.missedShare ?? 0) * 100, 0),
+  ],
   ["flicker", (_, { scores }) => fixed(scores?.flicker, 2)],
   [
     "scene dB all/worst",
@@ -71,6 +80,11 @@ function note(method: MethodResult): string {
       ]
     : [];
   if (method.problem) parts.push(method.problem);
+  const worst = method.scores?.worstFrames ?? [];
+  if (worst.length > 0)
+    parts.push(
+      `worst frames ${worst.map(({ index, psnrIn }) => `${index} (${psnrIn.toFixed(1)})`).join(" ")}`,
+    );
   return parts.join("; ");
 }
 
@@ -110,35 +124,111 @@ function judge(
 
 const engineScores = (clip: ClipResult) => find(clip, "engine")?.scores;
 
+/**
+ * The engine's inside-mask PSNR on the synthetic clips at the start of the real-footage work
+ * (bench of 2026-11-25 17:18): they are regression checks now, and may lose at most 0.5 dB.
+ */
+const SYNTHETIC_REFERENCE_DB: Record<string, number> = {
+  "caption-pan": 32.4,
+  "hook-price": 36.5,
+  "slide-cta": 39.0,
+  "scene-text": 34.0,
+  "vertical-words": 36.8,
+  life: 16.6,
+  "full-hd": 35.4,
+  "memory-1min": 43.0,
+  "memory-10min": 43.0,
+};
+const SYNTHETIC_LOSS_DB = 0.5;
+/** Above Telea given the true mask, where what the text hides shows in another frame. */
+const REAL_MARGIN_DB = 2;
+
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(2)} dB`;
+
+/** The engine against Telea inside the mask: the margin it needs and what it has. */
+function againstTelea(clip: ClipResult): { margin: number; need: number } | null {
+  const engine = engineScores(clip)?.psnrIn;
+  const telea = find(clip, "telea")?.scores?.psnrIn;
+  if (engine === null || engine === undefined || telea === null || telea === undefined) return null;
+  return { margin: engine - telea, need: clip.hiddenEverywhere ? 0 : REAL_MARGIN_DB };
+}
+
+function realStandings(clips: ClipResult[]): Standing[] {
+  const real = clips.filter((clip) => clip.real);
+  const scored = real.flatMap((clip) => {
+    const engine = engineScores(clip)?.psnrIn;
+    const telea = find(clip, "telea")?.scores?.psnrIn;
+    return typeof engine === "number" && typeof telea === "number" ? [{ engine, telea }] : [];
+  });
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return [
+    scored.length > 0
+      ? (() => {
+          const margin = mean(scored.map(({ engine }) => engine)) - mean(scored.map(({ telea }) => telea));
+          return {
+            target: `real footage: mean inside-mask PSNR >= Telea's + ${REAL_MARGIN_DB} dB`,
+            met: margin >= REAL_MARGIN_DB,
+            detail: `${signed(margin)} over ${scored.length} clips`,
+          };
+        })()
+      : { target: "real footage: mean inside-mask PSNR", met: null, detail: "no real clip in this run" },
+    judge(
+      `real footage: inside-mask PSNR >= Telea's + ${REAL_MARGIN_DB} dB (>= Telea's where nothing shows)`,
+      real,
+      (clip) => {
+        const outcome = againstTelea(clip);
+        return outcome && { value: signed(outcome.margin), pass: outcome.margin >= outcome.need };
+      },
+    ),
+    judge("real footage: worst 10% of frames >= Telea's worst 10%", real, (clip) => {
+      const engine = engineScores(clip)?.psnrInWorstTenth;
+      const telea = find(clip, "telea")?.scores?.psnrInWorstTenth;
+      if (typeof engine !== "number" || typeof telea !== "number") return null;
+      return { value: `${engine.toFixed(2)} vs ${telea.toFixed(2)} dB`, pass: engine >= telea };
+    }),
+    judge("real footage: flicker inside the masks <= Telea's", real, (clip) => {
+      const engine = engineScores(clip)?.flicker;
+      const telea = find(clip, "telea")?.scores?.flicker;
+      if (typeof engine !== "number" || typeof telea !== "number") return null;
+      return { value: `${engine.toFixed(2)} vs ${telea.toFixed(2)}`, pass: engine <= telea };
+    }),
+  ];
+}
+
 export function standings(clips: ClipResult[]): Standing[] {
   const short = clips.find((clip) => clip.name === "memory-1min");
   const long = clips.find((clip) => clip.name === "memory-10min");
   const shortRss = short && find(short, "engine")?.peakRssMb;
   const longRss = long && find(long, "engine")?.peakRssMb;
   return [
-    judge("inside-mask PSNR >= best baseline + 3 dB", clips, (clip) => {
-      const engine = engineScores(clip)?.psnrIn;
-      const baselines = (["delogo", "telea"] as const).map(
-        (name) => find(clip, name)?.scores?.psnrIn ?? Number.NaN,
-      );
-      const best = Math.max(...baselines.filter((value) => !Number.isNaN(value)));
-      if (engine === null || engine === undefined || !Number.isFinite(best)) return null;
-      const margin = engine - best;
-      return { value: `${margin >= 0 ? "+" : ""}${margin.toFixed(2)} dB`, pass: margin >= 3 };
-    }),
+    ...realStandings(clips),
+    judge(
+      `synthetic clips: inside-mask PSNR at most ${SYNTHETIC_LOSS_DB} dB below the reference`,
+      clips,
+      (clip) => {
+        const reference = SYNTHETIC_REFERENCE_DB[clip.name];
+        const engine = engineScores(clip)?.psnrIn;
+        if (clip.real || reference === undefined || typeof engine !== "number") return null;
+        return { value: signed(engine - reference), pass: engine >= reference - SYNTHETIC_LOSS_DB };
+      },
+    ),
     judge("residual ratio <= 0.05", clips, (clip) => {
       const residual = engineScores(clip)?.residual;
       return residual === null || residual === undefined
         ? null
         : { value: residual.toFixed(3), pass: residual <= 0.05 };
     }),
+    judge("engine's own verify finds no line left (residualLines 0)", clips, (clip) => {
+      const summary = find(clip, "engine")?.summary;
+      return summary ? { value: String(summary.residualLines), pass: summary.residualLines === 0 } : null;
+    }),
     // Against the input, what the method was given: against the truth, the input's own compression
     // counts too, and the bench's inputs are themselves only 39 to 41 dB from it.
-    judge("PSNR outside the mask >= 40 dB (against the input)", clips, (clip) => {
+    judge("PSNR outside the mask >= 42 dB (against the input)", clips, (clip) => {
       const scores = engineScores(clip);
       if (!scores) return null;
       const value = `${scores.psnrOutVsInput.toFixed(1)} dB (against the truth ${scores.psnrOut.toFixed(1)})`;
-      return { value, pass: scores.psnrOutVsInput >= 40 };
+      return { value, pass: scores.psnrOutVsInput >= 42 };
     }),
     judge("scene text kept (sign PSNR vs input >= 35 dB on every frame)", clips, (clip) => {
       const scores = engineScores(clip);
@@ -147,12 +237,16 @@ export function standings(clips: ClipResult[]): Standing[] {
       const value = `worst frame ${scores.sceneTextWorstPsnr.toFixed(1)} dB (all frames ${all})`;
       return { value, pass: scores.sceneTextWorstPsnr >= 35 };
     }),
-    judge(`no visible flicker (excess change <= ${FLICKER_LIMIT} grey level)`, clips, (clip) => {
-      const scores = engineScores(clip);
-      if (scores?.flicker === null || scores?.flicker === undefined) return null;
-      const value = `${scores.flicker.toFixed(2)} (error jumps ${fixed(scores.errorFlicker, 2)})`;
-      return { value, pass: scores.flicker <= FLICKER_LIMIT };
-    }),
+    judge(
+      `synthetic clips: no visible flicker (excess change <= ${FLICKER_LIMIT} grey level)`,
+      clips,
+      (clip) => {
+        const scores = engineScores(clip);
+        if (clip.real || scores?.flicker === null || scores?.flicker === undefined) return null;
+        const value = `${scores.flicker.toFixed(2)} (error jumps ${fixed(scores.errorFlicker, 2)})`;
+        return { value, pass: scores.flicker <= FLICKER_LIMIT };
+      },
+    ),
     judge("time <= 2x the plain transcode (720p)", clips, (clip) => {
       const engine = find(clip, "engine");
       if (!clip.speed || !engine || engine.error) return null;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ClipSpec } from "./clips";
-import { isOn, spanFrames } from "./overlays";
+import { isOn, spanFrames, type Zone } from "./overlays";
 import { rgbFrames } from "./raw-frames";
 
 /** The files of a generated clip, in its cache folder. */
@@ -32,8 +32,19 @@ export interface TruthFrame {
   mask: Uint8Array;
   /** Pixels in the mask. */
   masked: number;
-  /** 255 on the scene's sign (clips with one), else absent. */
+  /** 255 on the scene's sign (clips with one: drawn, or a zone of real footage), else absent. */
   scene?: Uint8Array;
+}
+
+/** 255 inside a zone of the frame (a sign that a still camera's footage shows in one place). */
+function zoneMask(zone: Zone, { width, height }: { width: number; height: number }): Uint8Array {
+  const mask = new Uint8Array(width * height);
+  const x0 = Math.round(zone.x0 * width);
+  const x1 = Math.round(zone.x1 * width);
+  for (let y = Math.round(zone.y0 * height); y < Math.round(zone.y1 * height); y++) {
+    mask.fill(255, y * width + x0, y * width + x1);
+  }
+  return mask;
 }
 
 /** 255 where two RGB frames differ in any channel. */
@@ -58,6 +69,7 @@ export async function* truthFrames(dir: string, clip: ClipSpec): AsyncGenerator<
   const clean = rgbFrames(files.clean, clip);
   const overlaid = rgbFrames(files.overlaid, clip);
   const plain = clip.sceneText ? rgbFrames(files.plain, clip) : undefined;
+  const sceneZone = clip.sceneZone ? zoneMask(clip.sceneZone, clip) : undefined;
   try {
     for (let index = 0; ; index++) {
       const [c, o, p] = await Promise.all([clean.next(), overlaid.next(), plain?.next()]);
@@ -66,7 +78,7 @@ export async function* truthFrames(dir: string, clip: ClipSpec): AsyncGenerator<
         return;
       }
       const { mask, count } = differences(c.value, o.value);
-      const scene = p ? differences(c.value, p.value).mask : undefined;
+      const scene = p ? differences(c.value, p.value).mask : sceneZone;
       yield { index, clean: c.value, mask, masked: count, ...(scene ? { scene } : {}) };
     }
   } finally {
