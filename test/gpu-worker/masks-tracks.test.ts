@@ -269,3 +269,86 @@ describe("a see-through box", () => {
     expect(estimateSeeThrough(boxed(1), box, text)).toBeNull();
   });
 });
+
+/** Green grass-like noise: a textured picture whose edges are nowhere straight. */
+const grass: Paint = (x, y) => {
+  const n = ((x * 73856093) ^ (y * 19349663)) >>> 0;
+  return [40 + (n % 40), 90 + ((n >> 8) % 50), 30 + ((n >> 16) % 30)];
+};
+
+/** `background` with overlay rectangles painted over it, last on top. */
+function painted(
+  background: Paint,
+  rects: Array<{ x0: number; y0: number; x1: number; y1: number; rgb: [number, number, number] }>,
+) {
+  const data = new Uint8Array(WIDTH * HEIGHT * 3);
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      const on = rects.findLast((r) => x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1);
+      data.set(on ? on.rgb : background(x, y), (y * WIDTH + x) * 3);
+    }
+  }
+  return { width: WIDTH, height: HEIGHT, data };
+}
+
+function missedIn(mask: Uint8Array, area: { x0: number; y0: number; x1: number; y1: number }): number {
+  let missed = 0;
+  for (let y = area.y0; y < area.y1; y++)
+    for (let x = area.x0; x < area.x1; x++) if (!mask[y * WIDTH + x]) missed++;
+  return missed;
+}
+
+/** White letter-like bars from x0 to x1 on rows 140..160. */
+const tickerLetters = (x0: number, x1: number) =>
+  Array.from({ length: Math.floor((x1 - x0) / 10) }, (_, k) => ({
+    x0: x0 + k * 10,
+    y0: 140,
+    x1: x0 + k * 10 + 6,
+    y1: 160,
+    rgb: [250, 250, 250] as [number, number, number],
+  }));
+
+describe("markTextLine on bands and plates that reach past their words", () => {
+  const BAND = { x0: 0, y0: 130, x1: WIDTH, y1: 170, rgb: [25, 30, 60] as [number, number, number] };
+
+  it("marks a ticker's band across the whole frame, to both side borders, though its words fill only part of it", () => {
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(
+      painted(grass, [BAND, ...tickerLetters(120, 220)]),
+      { x: 118, y: 138, width: 104, height: 24 },
+      mask,
+    );
+    expect(missedIn(mask, BAND)).toBe(0);
+    expect(mask[100 * WIDTH + 160]).toBe(0);
+  });
+
+  it("keeps the band where it is while the ticker's words run along it", () => {
+    const look = newLineLook();
+    for (const x0 of [200, 180, 160, 140]) {
+      const mask = new Uint8Array(WIDTH * HEIGHT);
+      const frame = painted(grass, [BAND, ...tickerLetters(x0, x0 + 100)]);
+      markTextLine(frame, { x: x0 - 2, y: 138, width: 104, height: 24 }, mask, look);
+      expect(missedIn(mask, BAND)).toBe(0);
+    }
+  });
+
+  it("marks a lower third's whole plate, well beyond its name, and the accent bar on its side", () => {
+    const plate = { x0: 30, y0: 60, x1: 280, y1: 110, rgb: [236, 236, 236] as [number, number, number] };
+    const bar = { x0: 24, y0: 60, x1: 30, y1: 110, rgb: [220, 40, 50] as [number, number, number] };
+    const name = Array.from({ length: 8 }, (_, k) => ({
+      x0: 44 + k * 10,
+      y0: 74,
+      x1: 50 + k * 10,
+      y1: 96,
+      rgb: [20, 20, 20] as [number, number, number],
+    }));
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(painted(grass, [plate, bar, ...name]), { x: 42, y: 72, width: 80, height: 26 }, mask);
+    expect(missedIn(mask, plate)).toBe(0);
+    expect(missedIn(mask, bar)).toBe(0);
+    // The plate and a few pixels of chroma bleed, not the grass around it.
+    expect(mask[85 * WIDTH + 300]).toBe(0);
+    expect(mask[85 * WIDTH + 10]).toBe(0);
+    expect(mask[40 * WIDTH + 150]).toBe(0);
+  });
+});

@@ -87,34 +87,132 @@ function findEdge(
   return best;
 }
 
+/** Whether a search for an edge from `near` towards `far` ran into the frame's border before an edge. */
+function reachesBorder(far: number, size: number, direction: 1 | -1): boolean {
+  return direction < 0 ? far <= 1 : far >= size - 2;
+}
+
+/** Edge strength a box's top or bottom must keep, window by window, to run on sideways. */
+const TRACE_STRENGTH = 0.7;
+
+/**
+ * How far the box's horizontal edges (rows `edges`, each with the direction of its outside) run
+ * from column `start` towards `direction`, a window of `step` columns at a time: a plate or a band
+ * often reaches well past its words. One weak window is passed over when the next is strong again
+ * (something bright or dark lying against the edge). Returns the last column still on the box, the
+ * frame's border included when the edges run into it (a band across the whole frame).
+ */
+function traceSide(
+  image: RgbImage,
+  edges: Array<{ row: number; outward: 1 | -1 }>,
+  start: number,
+  direction: 1 | -1,
+  step: number,
+): number {
+  const windowAt = (at: number) => ({
+    from: direction < 0 ? Math.max(0, at - step) : at,
+    to: direction < 0 ? at : Math.min(image.width, at + step),
+  });
+  const strong = ({ from, to }: { from: number; to: number }) =>
+    edges.every(({ row, outward }) => edgeStrength(image, true, row, from, to, -outward) > TRACE_STRENGTH);
+  const atBorder = ({ from, to }: { from: number; to: number }) => to - from < Math.max(4, step >> 2);
+  let reached = start;
+  for (;;) {
+    const next = windowAt(reached);
+    if (atBorder(next)) return direction < 0 ? 0 : image.width - 1;
+    const end = (window: { from: number; to: number }) => (direction < 0 ? window.from : window.to - 1);
+    if (strong(next)) {
+      reached = end(next);
+      continue;
+    }
+    const beyond = windowAt(end(next));
+    if (atBorder(beyond) || !strong(beyond)) return reached;
+    reached = end(beyond);
+  }
+}
+
+/**
+ * One side of the box: the strongest straight edge within `sideways` of the text, else where the
+ * top and bottom edges stop running (then refined to the strongest edge there), else null.
+ */
+function sideEdge(
+  image: RgbImage,
+  rows: { top: number; bottom: number; edges: Array<{ row: number; outward: 1 | -1 }> },
+  textEdge: number,
+  direction: 1 | -1,
+  sideways: number,
+): number | null {
+  const limit = direction < 0 ? 0 : image.width - 1;
+  const far = direction < 0 ? Math.max(0, textEdge - sideways) : Math.min(limit, textEdge + sideways);
+  const near = findEdge(image, false, textEdge, far, rows.top, rows.bottom);
+  if (near !== null || rows.edges.length === 0) return near;
+  const traced = traceSide(image, rows.edges, textEdge, direction, Math.max(8, sideways >> 2));
+  if (traced === limit) return limit;
+  if (Math.abs(traced - textEdge) < sideways) return null;
+  const refineFrom = traced - direction * (sideways >> 2);
+  const refineTo = traced + direction * (sideways >> 1);
+  const clamp = (x: number) => Math.max(0, Math.min(image.width - 1, x));
+  return findEdge(image, false, clamp(refineFrom), clamp(refineTo), rows.top, rows.bottom) ?? traced;
+}
+
+/** Widest accent bar, as a share of the line's height, taken in with the box it sits on. */
+const ACCENT_BAR_SHARE = 0.6;
+
+/**
+ * A thin bar of another colour along a side of the box (a lower third's accent) is part of it:
+ * when a second straight edge lies just beyond the side, the side moves out to it.
+ */
+function withAccentBar(
+  image: RgbImage,
+  side: number,
+  direction: 1 | -1,
+  lineHeight: number,
+  rows: { top: number; bottom: number },
+): number {
+  const limit = direction < 0 ? 0 : image.width - 1;
+  if (side === limit) return side;
+  const reach = Math.max(3, Math.round(lineHeight * ACCENT_BAR_SHARE));
+  // From two pixels past the side: the edge search looks one pixel back, at the side itself.
+  const from = side + 3 * direction;
+  const to = Math.max(0, Math.min(image.width - 1, side + reach * direction));
+  if ((to - from) * direction <= 0) return side;
+  return findEdge(image, false, from, to, rows.top, rows.bottom) ?? side;
+}
+
 /**
  * A caption drawn on its own box (solid or see-through): four straight edges around the text where
- * the brightness steps the same way along the whole edge, within a line height of the text. Returns
- * the box, which is part of the overlay, or null when there is none.
+ * the brightness steps the same way along the whole edge. Top and bottom lie within a line height
+ * of the text; the sides within three, or as far as the top and bottom edges run (plates and bands
+ * that reach well past their words, up to the frame's borders). A side or the bottom that runs into
+ * the frame's border is the border. Returns the box, which is part of the overlay, or null.
  */
 export function shadedBox(image: RgbImage, box: Box, rect: Rect): Rect | null {
   // Boxes pad more sideways than above and below, and a line may be read as several boxes.
   const reach = Math.round(box.height * 1.5);
   const sideways = Math.round(box.height * 3);
-  const top = findEdge(image, true, rect.y0, Math.max(0, rect.y0 - reach), rect.x0, rect.x1);
-  const bottom = findEdge(
-    image,
-    true,
-    rect.y1,
-    Math.min(image.height - 1, rect.y1 + reach),
-    rect.x0,
-    rect.x1,
-  );
+  const topFar = Math.max(0, rect.y0 - reach);
+  const bottomFar = Math.min(image.height - 1, rect.y1 + reach);
+  const foundTop = findEdge(image, true, rect.y0, topFar, rect.x0, rect.x1);
+  const foundBottom = findEdge(image, true, rect.y1, bottomFar, rect.x0, rect.x1);
+  // A band at the top or bottom of the frame has no edge on that side: the border is its edge.
+  const top = foundTop ?? (foundBottom !== null && reachesBorder(topFar, image.height, -1) ? 0 : null);
+  const bottom =
+    foundBottom ?? (foundTop !== null && reachesBorder(bottomFar, image.height, 1) ? image.height - 1 : null);
   if (top === null || bottom === null) return null;
-  const left = findEdge(image, false, rect.x0, Math.max(0, rect.x0 - sideways), top, bottom);
-  const right = findEdge(image, false, rect.x1, Math.min(image.width - 1, rect.x1 + sideways), top, bottom);
+  const edges = [
+    ...(foundTop !== null ? [{ row: foundTop, outward: -1 as const }] : []),
+    ...(foundBottom !== null ? [{ row: foundBottom, outward: 1 as const }] : []),
+  ];
+  const rows = { top, bottom, edges };
+  const left = sideEdge(image, rows, rect.x0, -1, sideways);
+  const right = sideEdge(image, rows, rect.x1, 1, sideways);
   if (left === null || right === null) return null;
   // Chroma is stored at half resolution: a coloured box bleeds a pixel or two past its edge.
   const margin = 3;
   return {
-    x0: Math.max(0, left - margin),
+    x0: Math.max(0, withAccentBar(image, left, -1, box.height, rows) - margin),
     y0: Math.max(0, top - margin),
-    x1: Math.min(image.width, right + margin + 1),
+    x1: Math.min(image.width, withAccentBar(image, right, 1, box.height, rows) + margin + 1),
     y1: Math.min(image.height, bottom + margin + 1),
   };
 }
@@ -164,7 +262,9 @@ function textShift(then0: number, then1: number, now0: number, now1: number): nu
 function placedBox(look: LineLook, textRect: Rect, image: RgbImage): Rect | null {
   const { box, text } = look;
   if (!box || !text) return null;
-  const dx = textShift(text.x0, text.x1, textRect.x0, textRect.x1);
+  // A band across the whole frame stays where it is while its text runs along it (a ticker).
+  const acrossFrame = box.x0 <= 0 && box.x1 >= image.width;
+  const dx = acrossFrame ? 0 : textShift(text.x0, text.x1, textRect.x0, textRect.x1);
   const dy = textShift(text.y0, text.y1, textRect.y0, textRect.y1);
   return {
     x0: Math.max(0, box.x0 + dx),
