@@ -347,6 +347,10 @@ export async function analyseVideo(
     }
     options.onProgress?.(Math.min(1, (frame.index + 1) / Math.max(1, probe.frameCount)));
   }
+  // The last frame is always read: without it, a line still on screen at the end would be taken to
+  // leave wherever its box last changed (a cut under a corner handle).
+  const last = gap.pop();
+  if (last) batch.push({ ...last, gap });
   await readBatch();
 
   const sampledFrames = samples.map((s) => s.frame);
