@@ -60,7 +60,7 @@ function frameMask(
   tracks: TextTrack[],
   looks: Map<number, LineLook>,
   planes: BufferPool,
-): { mask: Uint8Array; behind?: Uint8Array } | null {
+): { mask: Uint8Array; behind?: Uint8Array; textOnly?: Uint8Array } | null {
   const active = tracks.filter(({ track }) => track.first <= index && index <= track.last);
   if (active.length === 0) return null;
   const mask = planes.take();
@@ -74,7 +74,10 @@ function frameMask(
     looks.set(track.id, look);
     markTextLine(frame, boxAt(track, index), mask, look, behindOf);
   }
-  return behind ? { mask, behind } : { mask };
+  if (!behind) return { mask };
+  const textOnly = planes.take(false);
+  for (let p = 0; p < mask.length; p++) textOnly[p] = behind[p] ? 0 : (mask[p] as number);
+  return { mask, behind, textOnly };
 }
 
 type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean };
@@ -85,6 +88,7 @@ function releaseFrame(item: WindowFrame, pools: FramePools): void {
   if (!item.hasText) return;
   pools.planes.give(item.mask);
   if (item.behind) pools.planes.give(item.behind);
+  if (item.textOnly) pools.planes.give(item.textOnly);
 }
 
 /** Gives a fill's output back to the pools once it is encoded and no longer the previous fill. */
@@ -240,6 +244,7 @@ async function cleaningPass(
       frame: rgb,
       mask: masks?.mask ?? noText,
       ...(masks?.behind ? { behind: masks.behind } : {}),
+      ...(masks?.textOnly ? { textOnly: masks.textOnly } : {}),
       hasText: masks !== null,
       index: frame.index,
       ptsSeconds: frame.ptsSeconds,

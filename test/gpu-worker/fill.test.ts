@@ -539,6 +539,50 @@ describe("a picture that changes on its own", () => {
   });
 });
 
+describe("a subject moving beside the hole", () => {
+  it("does not paste the background a neighbour showed where the subject has moved in", async () => {
+    const width = 192;
+    const height = 128;
+    const hole: Box = [70, 54, 50, 20];
+    const noise = (x: number, y: number) => (((x * 73856093) ^ (y * 19349663)) >>> 0) % 24;
+    // A still grey wall, and a red subject (a turning head, a passer-by) at `left`.
+    const scene = (left: number): RgbFrame => {
+      const data = new Uint8Array(width * height * 3);
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const onSubject = x >= left && x < left + 44 && y >= 40 && y < 88;
+          const grey = 120 + noise(x, y);
+          data.set(onSubject ? [200, 40 + noise(x, y), 40] : [grey, grey, grey], (y * width + x) * 3);
+        }
+      }
+      return { width, height, data };
+    };
+    const mask = maskOf(width, height, [hole]);
+    const empty = new Uint8Array(width * height);
+    // The subject walks in from the left: on the frames around, the hole's left part shows the wall.
+    const window: MaskedFrame[] = [
+      { frame: scene(-20), mask: empty },
+      { frame: scene(4), mask: empty },
+      withText(scene(50), mask),
+      { frame: scene(96), mask: empty },
+      { frame: scene(140), mask: empty },
+    ];
+    const result = await fillFrame(window, 2, undefined, { windowRadius: 2 });
+    // Where the subject now stands inside the hole, the fill is the subject's red, not the grey wall.
+    let red = 0;
+    let pixels = 0;
+    for (let y = 58; y < 70; y += 1) {
+      for (let x = 74; x < 90; x += 1) {
+        const [r, g] = result.frame.data.subarray((y * width + x) * 3, (y * width + x) * 3 + 2);
+        if ((r as number) > (g as number) + 60) red += 1;
+        pixels += 1;
+      }
+    }
+    expect(red / pixels).toBeGreaterThan(0.8);
+    expectOnlyMaskedChanged(window[2]?.frame as RgbFrame, result.frame, mask);
+  });
+});
+
 describe("stability over a pan", () => {
   it("eases fresh spatial fills in along the motion, so what no frame shows does not flicker", async () => {
     const width = 640;

@@ -3,6 +3,7 @@ import { featherSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
 import { clip, fillRegions, framePixel, grow, union } from "./regions";
+import { movingNearHole } from "./ring-change";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
 import {
@@ -119,12 +120,24 @@ export async function fillFrame(
     let carried = 0;
     for (const rect of regions) {
       const work = await cropWork(frame, mask, rect);
-      const { aligned, unfilled } = await fillFromWindow(
+      const fromWindow = await fillFromWindow(
         work,
         sourcesAt,
         settings.windowRadius,
         settings.maxAlignmentError,
       );
+      // Under a see-through box, what the neighbours restored behind it comes next.
+      const fromRestored = current.behind
+        ? await fillFromWindow(
+            work,
+            restoredSources(sourcesAt),
+            settings.windowRadius,
+            settings.maxAlignmentError,
+            fromWindow.unfilled,
+          )
+        : { aligned: [], unfilled: fromWindow.unfilled };
+      const aligned = [...fromWindow.aligned, ...fromRestored.aligned];
+      const { unfilled } = fromRestored;
       let settle: (() => void) | undefined;
       if (previous && unfilled.length > 0) {
         towardsPrevious ??= given
@@ -163,12 +176,16 @@ async function fillFromWindow(
   sourcesAt: (distance: number) => Promise<FillSource[]>,
   radius: number,
   maxError: number,
+  unfilled: Uint32Array = work.maskedPixels,
 ): Promise<{ aligned: WeightedSource[]; unfilled: Uint32Array }> {
   const aligned: WeightedSource[] = [];
-  let pending = work.maskedPixels;
+  let pending = unfilled;
   for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
     const useful = (await sourcesAt(distance)).filter((source) => mayShowUnfilled(work, source, pending));
-    const group = alignedSources(work, useful, RING_WIDTH, maxError);
+    const group = alignedSources(work, useful, RING_WIDTH, maxError).map((aligned) => ({
+      ...aligned,
+      movedNear: movingNearHole(work, aligned.source),
+    }));
     if (group.length === 0) continue;
     fillFromSources(work, group, Source.neighbours, pending);
     // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.
@@ -180,6 +197,16 @@ async function fillFromWindow(
     aligned.push(...group);
   }
   return { aligned, unfilled: pending };
+}
+
+/** The window's frames that restored a see-through box, with their restored pixels open to borrowing. */
+function restoredSources(
+  sourcesAt: (distance: number) => Promise<FillSource[]>,
+): (distance: number) => Promise<FillSource[]> {
+  return async (distance) =>
+    (await sourcesAt(distance)).flatMap((source) =>
+      source.textOnly ? [{ ...source, mask: source.textOnly }] : [],
+    );
 }
 
 /**

@@ -16,11 +16,18 @@ export interface FillSource {
   motion: Homography;
   /** Frames between the centre and this one; nearer frames are trusted more. */
   distance: number;
+  /** `mask` less the see-through box pixels whose picture the frame restored (see MaskedFrame). */
+  textOnly?: Uint8Array;
 }
 
 export interface WeightedSource {
   source: FillSource;
   weight: number;
+  /**
+   * Whether the picture around the hole near a crop pixel differs in this source beyond the camera's
+   * motion (something moved there on its own): the source is not used for that pixel.
+   */
+  movedNear?: (cropPixel: number) => boolean;
 }
 
 /**
@@ -89,9 +96,16 @@ export function fillFromSources(
     if (blockState[block] === 2) continue;
     const x = rect.x + column;
     const y = rect.y + row;
-    if (combine.landsClear(x, y) && combine.at(x, y, fill, i * 3)) source[i] = kind;
+    if (combine.landsClear(x, y) && combine.at(x, y, fill, i * 3, i)) source[i] = kind;
   }
 }
+
+/**
+ * Largest difference (levels, any channel) between what the frames on either side show at a pixel
+ * for them to be taken as showing the same still background: compression noise and light changes
+ * stay well under it, a moving subject does not.
+ */
+const MAX_SOURCE_DISAGREEMENT = 28;
 
 /**
  * Pixels are first tested in blocks of this many (log2) a side: far frames show few of the pixels
@@ -325,12 +339,16 @@ class Combiner {
     return true;
   }
 
-  /** Writes the combined colour of centre-frame pixel (x, y) to out[at..at+2]; false if no source saw it. */
-  at(x: number, y: number, out: Float32Array, at: number): boolean {
+  /**
+   * Writes the combined colour of centre-frame pixel (x, y) to out[at..at+2]; false if no source saw
+   * it. With `cropPixel`, sources that moved near that pixel of the crop are passed over.
+   */
+  at(x: number, y: number, out: Float32Array, at: number, cropPixel?: number): boolean {
     let count = 0;
     let nearest = Number.POSITIVE_INFINITY;
-    for (const { source, weight } of this.sources) {
+    for (const { source, weight, movedNear } of this.sources) {
       if (source.distance > nearest) break;
+      if (cropPixel !== undefined && movedNear?.(cropPixel)) continue;
       project(source.motion, x, y, this.point);
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
@@ -338,9 +356,25 @@ class Combiner {
       nearest = source.distance;
       count += 1;
     }
-    if (count === 0) return false;
+    if (count === 0 || this.disagree(count)) return false;
     for (let channel = 0; channel < 3; channel += 1) out[at + channel] = this.median(channel, count);
     return true;
+  }
+
+  /**
+   * Whether the frames before and after (the samples of one distance) show different things at the
+   * pixel: something moved there on its own (a turning head, a passer-by), and copying either would
+   * smear it across the hole. Such a pixel is left to farther frames, and in the end to the spatial fill.
+   */
+  private disagree(count: number): boolean {
+    const { samples } = this;
+    for (let k = 1; k < count; k += 1) {
+      for (let channel = 0; channel < 3; channel += 1) {
+        const difference = (samples[k * 3 + channel] as number) - (samples[channel] as number);
+        if (difference > MAX_SOURCE_DISAGREEMENT || difference < -MAX_SOURCE_DISAGREEMENT) return true;
+      }
+    }
+    return false;
   }
 
   // No closures in here: it runs per masked pixel and channel, and tsx wraps every closure it makes.

@@ -14,6 +14,12 @@ export interface MaskedFrame {
    * through a see-through box): used where no other frame shows the picture, before inpainting.
    */
   behind?: Uint8Array;
+  /**
+   * With `behind`: the mask less the pixels whose picture was restored there, so that other frames
+   * may borrow the restored picture (a ticker's letters move along its band: where they are now,
+   * a neighbour shows the band's restored picture).
+   */
+  textOnly?: Uint8Array;
 }
 
 export interface FillOptions {
