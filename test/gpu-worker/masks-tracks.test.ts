@@ -284,7 +284,7 @@ function painted(
   const data = new Uint8Array(WIDTH * HEIGHT * 3);
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
-      const on = rects.findLast((r) => x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1);
+      const on = [...rects].reverse().find((r) => x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1);
       data.set(on ? on.rgb : background(x, y), (y * WIDTH + x) * 3);
     }
   }
