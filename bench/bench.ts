@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick | --clip NAME] [--gpu]`: builds its test set with ffmpeg in .cache/bench
+ * `npm run bench [-- --quick | --real | --clip NAME] [--gpu]`: builds its test set with ffmpeg in .cache/bench
  * (kept between runs), runs the engine and two baselines on every clip (and, on the clips of the 720p
  * speed target, the engine on the footage without its text), scores each output against the truth
  * and prints a table; the full results go to .cache/bench/results.json. With --gpu the
@@ -24,6 +24,7 @@ const RESULTS = path.join(CACHE, "results.json");
 const { values } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
+    real: { type: "boolean", default: false },
     clip: { type: "string" },
     gpu: { type: "boolean", default: false },
   },
@@ -40,6 +41,7 @@ function selectClips(): ClipSpec[] {
     }
     return [clip];
   }
+  if (values.real) return CLIPS.filter(({ real }) => real);
   return values.quick ? CLIPS.filter(({ quick }) => quick) : CLIPS;
 }
 
