@@ -5,12 +5,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanVideo } from "../../gpu-worker/engine/clean";
-import { decodeFrames, openEncoder } from "../../gpu-worker/engine/media/frames";
 import { videoTrack } from "../../gpu-worker/engine/media/mp4-boxes";
 import { setTrackTiming } from "../../gpu-worker/engine/media/mp4-duration";
 import { editMoov } from "../../gpu-worker/engine/media/mp4-moov";
-import { probeVideo } from "../../gpu-worker/engine/media/probe";
 import { createOcrEngine, type OcrEngine } from "../../gpu-worker/engine/ocr/ocr";
+import { audioMd5, BT709, transcode } from "../helpers/media";
 
 /**
  * What players and ad platforms read off a cleaned video's clock must be the input's: every frame's
@@ -29,16 +28,6 @@ const SIZE = "720x1280";
 const H264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p"];
 const TONE = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"];
 const AAC = ["-c:a", "aac", "-shortest"];
-const BT709 = [
-  "-color_primaries",
-  "bt709",
-  "-color_trc",
-  "bt709",
-  "-colorspace",
-  "bt709",
-  "-color_range",
-  "tv",
-];
 
 /** A picture without writing on it (testsrc2 draws numbers the text reader would spend time on). */
 const picture = (rate: string, seconds: number, size = SIZE) =>
@@ -173,31 +162,10 @@ async function audioOf(file: string): Promise<{ packets: string; md5: string }> 
   const { packets } = await ffprobe<{ packets: Array<Record<string, number>> }>(file, [
     ...["-select_streams", "a:0", "-show_entries", "packet=pts,dts,duration,size"],
   ]);
-  const { stdout } = await run("ffmpeg", [
-    "-v",
-    "error",
-    "-i",
-    file,
-    "-map",
-    "0:a",
-    "-c",
-    "copy",
-    "-f",
-    "md5",
-    "-",
-  ]);
   return {
     packets: packets.map((p) => `${p.pts},${p.dts},${p.duration},${p.size}`).join(" "),
-    md5: stdout.trim(),
+    md5: await audioMd5(file),
   };
-}
-
-/** The engine's media path without the models: decode every frame and encode it again. */
-async function transcode(input: string, output: string): Promise<void> {
-  const probe = await probeVideo(input);
-  const sink = openEncoder(input, output, probe);
-  for await (const frame of decodeFrames(input, probe)) await sink.write(frame);
-  await sink.finish();
 }
 
 let workDir: string;
