@@ -115,9 +115,11 @@ export function openEncoder(
       await editMoov(partialPath, (moov) => {
         const trak = videoTrack(moov);
         if (probe.rotation) setTrackRotation(moov, trak, probe.rotation);
-        // The input's frames all came through: the last one lasts what is left of the input's span.
-        const lastFrame = Math.max(0, probe.spanPts - (lastPts - firstPts));
-        return setTrackTiming(moov, trak, { shown: probe.spanPts, lastFrame }, timeBase);
+        // The input's frames all came through: the last one lasts what is left of the input's span
+        // (never less than nothing, should a container state a span shorter than its frames).
+        const shown = Math.max(probe.spanPts, lastPts - firstPts);
+        const timing = { shown, lastFrame: shown - (lastPts - firstPts) };
+        return setTrackTiming(moov, trak, timing, timeBase);
       });
       await rename(partialPath, outputPath);
     } catch (error) {
