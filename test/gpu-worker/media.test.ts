@@ -6,9 +6,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BufferPool } from "../../gpu-worker/engine/media/buffer-pool";
-import { decodeFrames, type Frame, openEncoder } from "../../gpu-worker/engine/media/frames";
+import { decodeFrames, type Frame } from "../../gpu-worker/engine/media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "../../gpu-worker/engine/media/probe";
 import { ffmpegChildren } from "../helpers/ffmpeg-children";
+import { audioMd5, BT709, transcode } from "../helpers/media";
 
 const run = promisify(execFile);
 
@@ -17,16 +18,6 @@ const SMALL_VIDEO = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25"];
 const VIDEO_640 = ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25"];
 const TONE = ["-f", "lavfi", "-i", "sine=frequency=440"];
 const FAST_H264 = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"];
-const BT709 = [
-  "-color_primaries",
-  "bt709",
-  "-color_trc",
-  "bt709",
-  "-colorspace",
-  "bt709",
-  "-color_range",
-  "tv",
-];
 /** The region the "cleaning" test paints black, on macroblock boundaries. */
 const RECT = { left: 192, top: 128, right: 416, bottom: 288 };
 
@@ -93,23 +84,6 @@ async function framePtsSeconds(file: string): Promise<number[]> {
   return report.frames.map((frame) => Number(frame.pts_time));
 }
 
-async function audioMd5(file: string): Promise<string> {
-  const { stdout } = await run("ffmpeg", [
-    "-v",
-    "error",
-    "-i",
-    file,
-    "-map",
-    "0:a",
-    "-c",
-    "copy",
-    "-f",
-    "md5",
-    "-",
-  ]);
-  return stdout.trim();
-}
-
 /** The types of the top-level boxes of an MP4, in file order. */
 async function topLevelBoxes(file: string): Promise<string[]> {
   const bytes = await readFile(file);
@@ -120,27 +94,6 @@ async function topLevelBoxes(file: string): Promise<string[]> {
     offset += size === 1 ? Number(bytes.readBigUInt64BE(offset + 8)) : size;
   }
   return types;
-}
-
-/** Decodes, lets `change` edit each frame in place, and encodes: the engine's pipeline without the models. */
-async function transcode(
-  input: string,
-  output: string,
-  options: { change?: (frame: Frame, probe: VideoProbe) => void; signal?: AbortSignal; preset?: string } = {},
-): Promise<VideoProbe> {
-  const probe = await probeVideo(input);
-  const sink = openEncoder(input, output, probe, { signal: options.signal, preset: options.preset });
-  try {
-    for await (const frame of decodeFrames(input, probe, { signal: options.signal })) {
-      options.change?.(frame, probe);
-      await sink.write(frame);
-    }
-  } catch (error) {
-    await sink.abort();
-    throw error;
-  }
-  await sink.finish();
-  return probe;
 }
 
 /** Both files' frames side by side, decoded in lockstep (a few frames in memory at a time). */

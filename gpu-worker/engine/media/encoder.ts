@@ -4,7 +4,10 @@ import type { Writable } from "node:stream";
 import { colourTagArgs, rgbToYuvFilter } from "./colour";
 import { MediaError } from "./errors";
 import type { Frame, FrameSink } from "./frames";
-import { setVideoRotation } from "./mp4-rotation";
+import { videoTrack } from "./mp4-boxes";
+import { setTrackTiming } from "./mp4-duration";
+import { editMoov } from "./mp4-moov";
+import { setTrackRotation } from "./mp4-rotation";
 import { NutWriter } from "./nut-writer";
 import { parseRational, type VideoProbe } from "./probe";
 import { ffmpegBinary, startMediaProcess } from "./process";
@@ -28,9 +31,11 @@ interface EncoderOptions {
 }
 
 /**
- * Encodes RGB24 frames to an H.264 MP4 with the input's timestamps, audio (copied), colour tags and
- * rotation. Frames go to ffmpeg's stdin in NUT, each with its own pts; the output is written next to
- * `outputPath` and moved there only when complete, so an aborted or failed encode leaves nothing behind.
+ * Encodes RGB24 frames to an H.264 MP4 with the input's timestamps, time base, duration, audio
+ * (copied), colour tags and rotation. Frames go to ffmpeg's stdin in NUT, each with its own pts; NUT
+ * carries no durations, so the last frame's is written into the finished file (setTrackTiming). The
+ * output is written next to `outputPath` and moved there only when complete, so an aborted or failed
+ * encode leaves nothing behind.
  */
 export function openEncoder(
   inputPath: string,
@@ -49,6 +54,7 @@ export function openEncoder(
   const timeBase = parseRational(probe.timeBase);
   const nut = new NutWriter(probe.width, probe.height, timeBase);
   const frameBytes = probe.width * probe.height * 3;
+  let firstPts = Number.NaN;
   let lastPts = Number.NEGATIVE_INFINITY;
   let closed = false;
 
@@ -92,6 +98,7 @@ export function openEncoder(
     }
     const pts = Math.round((frame.ptsSeconds * timeBase.den) / timeBase.num);
     if (pts <= lastPts) throw new RangeError(`Frame ${frame.index} is not after the previous frame.`);
+    if (Number.isNaN(firstPts)) firstPts = pts;
     lastPts = pts;
     await send([nut.frameHeader(pts, frame.data.length), frame.data]);
   };
@@ -105,7 +112,15 @@ export function openEncoder(
       await queue;
       stdin.end();
       await encoder.exited;
-      if (probe.rotation) await setVideoRotation(partialPath, probe.rotation);
+      await editMoov(partialPath, (moov) => {
+        const trak = videoTrack(moov);
+        if (probe.rotation) setTrackRotation(moov, trak, probe.rotation);
+        // The input's frames all came through: the last one lasts what is left of the input's span
+        // (never less than nothing, should a container state a span shorter than its frames).
+        const shown = Math.max(probe.spanPts, lastPts - firstPts);
+        const timing = { shown, lastFrame: shown - (lastPts - firstPts) };
+        return setTrackTiming(moov, trak, timing, timeBase);
+      });
       await rename(partialPath, outputPath);
     } catch (error) {
       await discard();
@@ -139,6 +154,11 @@ function encoderArgs(
   options: EncoderOptions,
 ): string[] {
   const quality = { crf: options.crf ?? DEFAULT_CRF, preset: options.preset ?? DEFAULT_PRESET };
+  // The MP4 muxer would multiply a timescale under 10000 (QuickTime's 600, 1/20 of an AVI) until it is not.
+  const timescale = String(parseRational(probe.timeBase).den);
+  // At a variable rate x264's decoding times do not follow the display times, and players and ffprobe
+  // guess the frame rate from them: a video without B-frames keeps its rate only without them.
+  const bFrames = probe.variableFrameRate && !probe.reordersFrames ? ["-bf", "0"] : [];
   return [
     ...["-hide_banner", "-nostdin", "-v", "error", "-y"],
     // Our frames with their pts, and the original file for its audio; -copyts keeps both clocks as they are.
@@ -146,7 +166,8 @@ function encoderArgs(
     ...["-map", "0:v:0", "-map", "1:a?", "-map_metadata", "1"],
     ...["-vf", rgbToYuvFilter(probe.color)],
     ...videoCodecArgs(options.videoEncoder ?? "libx264", quality),
-    ...["-fps_mode", "passthrough", "-enc_time_base:v", "-1"],
+    ...bFrames,
+    ...["-fps_mode", "passthrough", "-enc_time_base:v", "-1", "-video_track_timescale", timescale],
     ...colourTagArgs(probe.color),
     ...["-c:a", "copy", "-movflags", "+faststart", "-f", "mp4", outputPath],
   ];

@@ -18,11 +18,15 @@ export interface VideoProbe {
   avgFps: number;
   /** The video stream's time base, as ffprobe writes it ("1/12800"). */
   timeBase: string;
+  /** From the first frame's pts to where the last frame stops showing, in time base units. */
+  spanPts: number;
   pixFmt: string;
   codec: string;
   hasAudio: boolean;
   color: { primaries?: string; transfer?: string; space?: string; range?: string };
   variableFrameRate: boolean;
+  /** Whether frames are stored out of display order (B-frames). */
+  reordersFrames: boolean;
 }
 
 interface FfprobeStream {
@@ -32,10 +36,12 @@ interface FfprobeStream {
   width?: number;
   height?: number;
   pix_fmt?: string;
+  has_b_frames?: number;
   avg_frame_rate?: string;
   r_frame_rate?: string;
   time_base?: string;
   duration?: string;
+  duration_ts?: number;
   color_primaries?: string;
   color_transfer?: string;
   color_space?: string;
@@ -81,7 +87,8 @@ async function describeVideo(report: FfprobeReport, packets: Promise<string>): P
   if (!video.width || !video.height || !video.codec_name || !video.time_base) {
     throw new MediaError("unreadable_video", "The video stream's size or codec cannot be read.");
   }
-  const pts = framePts(await packets, video.index);
+  const frames = frameTimes(await packets, video.index);
+  const pts = frames.map((frame) => frame.pts);
   if (pts.length === 0) throw new MediaError("unreadable_video", "The video has no frames.");
   const durationSeconds = Number(video.duration ?? report.format?.duration ?? Number.NaN);
   return {
@@ -93,6 +100,7 @@ async function describeVideo(report: FfprobeReport, packets: Promise<string>): P
     durationSeconds,
     avgFps: rateOf(video.avg_frame_rate) || rateOf(video.r_frame_rate) || pts.length / durationSeconds,
     timeBase: video.time_base,
+    spanPts: videoSpan(video.duration_ts, frames),
     pixFmt: video.pix_fmt ?? "unknown",
     codec: video.codec_name,
     hasAudio: report.streams?.some((stream) => stream.codec_type === "audio") ?? false,
@@ -103,6 +111,7 @@ async function describeVideo(report: FfprobeReport, packets: Promise<string>): P
       range: known(video.color_range),
     },
     variableFrameRate: hasVariableFrameDurations(pts),
+    reordersFrames: (video.has_b_frames ?? 0) > 0,
   };
 }
 
@@ -123,10 +132,11 @@ async function readReport(path: string, signal?: AbortSignal): Promise<FfprobeRe
   }
 }
 
-/** Every video stream's packets, a line each: stream index, pts, flags. */
+/** Every video stream's packets, a line each: stream index, pts, duration, flags. */
 async function readVideoPackets(path: string, signal?: AbortSignal): Promise<string> {
   try {
-    const args = ["-v", "error", "-select_streams", "v", "-show_entries", "packet=stream_index,pts,flags"];
+    const entries = "packet=stream_index,pts,duration,flags";
+    const args = ["-v", "error", "-select_streams", "v", "-show_entries", entries];
     return await runForText(ffprobeBinary(), [...args, "-of", "csv=p=0", path], signal);
   } catch (error) {
     if (!(error instanceof MediaError)) throw error;
@@ -134,16 +144,35 @@ async function readVideoPackets(path: string, signal?: AbortSignal): Promise<str
   }
 }
 
-/** Presentation timestamps (in time base units) of the frames the decoder will output, in order. */
-function framePts(packetsCsv: string, streamIndex: number): number[] {
+interface FrameTime {
+  pts: number;
+  /** As the container states it (0 where it states none). */
+  duration: number;
+}
+
+/** Timestamps (in time base units) of the frames the decoder will output, in presentation order. */
+function frameTimes(packetsCsv: string, streamIndex: number): FrameTime[] {
   const stream = String(streamIndex);
   // Packets flagged D (discard) lie outside the edit list: the decoder drops them.
   return packetsCsv
     .split("\n")
     .map((line) => line.split(","))
-    .filter(([index, pts, flags]) => index === stream && pts && pts !== "N/A" && !flags?.includes("D"))
-    .map(([, pts]) => Number(pts))
-    .sort((a, b) => a - b);
+    .filter(([index, pts, , flags]) => index === stream && pts && pts !== "N/A" && !flags?.includes("D"))
+    .map(([, pts, duration]) => ({ pts: Number(pts), duration: Number(duration) || 0 }))
+    .sort((a, b) => a.pts - b.pts);
+}
+
+/**
+ * How long the video lasts in time base units, its last frame's own duration included: the stream's
+ * stated duration (MP4 and MOV state it exactly), else the last frame's packet duration or, without
+ * one, the gap before it.
+ */
+function videoSpan(statedDuration: number | undefined, frames: FrameTime[]): number {
+  if (statedDuration && statedDuration > 0) return statedDuration;
+  const first = frames[0] as FrameTime;
+  const last = frames.at(-1) as FrameTime;
+  const gapBefore = frames.length > 1 ? last.pts - (frames.at(-2) as FrameTime).pts : 0;
+  return last.pts + (last.duration || gapBefore) - first.pts;
 }
 
 /** Whether some frame lasts longer or shorter than the average, beyond rounding to the time base. */
