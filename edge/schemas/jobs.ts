@@ -69,8 +69,16 @@ export const JobListSchema = z
   })
   .openapi("JobList");
 
+/** Our decision (the spec limits only values): keys of at most 40 characters. */
+export const MAX_METADATA_KEY_LENGTH = 40;
+
 const metadata = z
-  .record(z.string(), z.string().max(500, "metadata values are at most 500 characters"))
+  .record(
+    z
+      .string()
+      .max(MAX_METADATA_KEY_LENGTH, `metadata keys are at most ${MAX_METADATA_KEY_LENGTH} characters`),
+    z.string().max(500, "metadata values are at most 500 characters"),
+  )
   .refine((value) => Object.keys(value).length <= 20, "metadata has at most 20 properties");
 
 export const JobCreateSchema = z

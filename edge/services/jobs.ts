@@ -82,19 +82,31 @@ async function resolveUpload(env: Env, workspaceId: string, uploadId: string): P
   };
 }
 
-function filenameFromUrl(url: string): string {
-  const last = new URL(url).pathname.split("/").filter(Boolean).pop();
-  return (last ? decodeURIComponent(last) : "video.mp4").slice(0, 200) || "video.mp4";
+/** The URL's last path segment, decoded; a segment that is no UTF-8 (`%ff`) is the caller's mistake. */
+function filenameFromUrl(url: URL): string {
+  const last = url.pathname.split("/").filter(Boolean).pop();
+  try {
+    return (last ? decodeURIComponent(last) : "video.mp4").slice(0, 200) || "video.mp4";
+  } catch {
+    throw new ApiError(
+      "invalid_parameter",
+      "video_url's path has a percent-encoding that is not UTF-8; give filename or fix the URL.",
+      "video_url",
+    );
+  }
 }
 
-async function resolveUrl(env: Env, videoUrl: string): Promise<ResolvedSource> {
+async function resolveUrl(env: Env, videoUrl: string, filename: string | undefined): Promise<ResolvedSource> {
+  let url: URL;
   try {
-    new URL(videoUrl);
+    url = new URL(videoUrl);
   } catch {
     throw new ApiError("invalid_parameter", "video_url must be an absolute URL.", "video_url");
   }
+  // Named before the probe, so a URL refused for its name costs no fetch.
+  const name = filename ?? filenameFromUrl(url);
   const video = await probeUrl(videoUrl, isLocal(env));
-  return { video, filename: filenameFromUrl(videoUrl), uploadId: null, videoUrl };
+  return { video, filename: name, uploadId: null, videoUrl };
 }
 
 /**
@@ -122,7 +134,7 @@ export async function createJob(
   }
   const resolved = body.upload_id
     ? await resolveUpload(env, workspace.id, body.upload_id)
-    : await resolveUrl(env, body.video_url as string);
+    : await resolveUrl(env, body.video_url as string, body.filename);
   checkVideoLimits(resolved.video);
   const now = Date.now();
   const row = {

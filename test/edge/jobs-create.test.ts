@@ -129,6 +129,8 @@ describe("POST /v1/jobs validation", () => {
     [{ video_url: url, metadata: { k: "v".repeat(501) } }, "metadata.k"],
     [{ video_url: url, metadata: { k: 5 } }, "metadata.k"],
     [{ video_url: "not a url" }, "video_url"],
+    [{ video_url: "http://127.0.0.1:1/a%ff.mp4" }, "video_url"],
+    [{ video_url: url, metadata: { ["k".repeat(41)]: "v" } }, `metadata.${"k".repeat(41)}`],
     [{ video_url: url, surprise: 1 }, ""],
   ])("refuses %j with 400 invalid_parameter naming %j", async (body, param) => {
     const { api_key } = await createWorkspace();
