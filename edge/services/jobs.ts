@@ -46,7 +46,12 @@ interface ResolvedSource {
   videoUrl: string | null;
 }
 
-async function resolveUpload(env: Env, workspaceId: string, uploadId: string): Promise<ResolvedSource> {
+async function resolveUpload(
+  env: Env,
+  storage: MediaStorage,
+  workspaceId: string,
+  uploadId: string,
+): Promise<ResolvedSource> {
   const db = database(env.DB);
   const [upload] = await db
     .select()
@@ -63,7 +68,8 @@ async function resolveUpload(env: Env, workspaceId: string, uploadId: string): P
       "This upload's file was deleted at the end of the plan's retention period. Create a new upload.",
       "upload_id",
     );
-  const object = upload.receivedAt ? await env.BUCKET.head(upload.objectKey) : null;
+  // The object itself says whether the file arrived: a presigned PUT to R2 goes past this Worker.
+  const object = await storage.head(upload.objectKey);
   if (!object) {
     const expired = Date.now() > upload.expiresAt;
     throw new ApiError(
@@ -74,8 +80,11 @@ async function resolveUpload(env: Env, workspaceId: string, uploadId: string): P
       "upload_id",
     );
   }
+  if (!upload.receivedAt) {
+    await db.update(uploads).set({ receivedAt: object.storedAt }).where(eq(uploads.id, uploadId));
+  }
   return {
-    video: await probeObject(env.BUCKET, upload.objectKey, object.size),
+    video: await probeObject(storage, upload.objectKey, object.sizeBytes),
     filename: upload.filename,
     uploadId,
     videoUrl: null,
@@ -133,7 +142,7 @@ export async function createJob(
     if (kept) return answerOrThrow(replayOrConflict(kept, idempotency.fingerprint));
   }
   const resolved = body.upload_id
-    ? await resolveUpload(env, workspace.id, body.upload_id)
+    ? await resolveUpload(env, storage, workspace.id, body.upload_id)
     : await resolveUrl(env, body.video_url as string, body.filename);
   checkVideoLimits(resolved.video);
   const now = Date.now();

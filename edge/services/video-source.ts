@@ -2,6 +2,7 @@ import { ApiError } from "../lib/errors";
 import { safeFetch, UrlNotAllowedError } from "../lib/url-policy";
 import { ProbeError, probeMp4, type RangeReader, type VideoInfo } from "../media/mp4-probe";
 import { MAX_FILE_BYTES } from "../schemas/uploads";
+import type { MediaStorage } from "../storage/media-storage";
 
 /** 15 minutes (spec, Limits). */
 export const MAX_DURATION_SECONDS = 15 * 60;
@@ -43,14 +44,16 @@ async function probeWith(reader: RangeReader): Promise<ProbedVideo> {
   }
 }
 
-/** Reads the metadata of an uploaded file with ranged reads of the R2 object. */
-export async function probeObject(bucket: R2Bucket, key: string, size: number): Promise<ProbedVideo> {
+/** Reads the metadata of an uploaded file with ranged reads of the stored object. */
+export async function probeObject(storage: MediaStorage, key: string, size: number): Promise<ProbedVideo> {
   const reader: RangeReader = {
     size,
     async read(offset, length) {
-      const object = await bucket.get(key, { range: { offset, length: Math.min(length, size - offset) } });
-      if (!object) throw new ProbeError("unreadable_video", "The uploaded file could not be read.");
-      return new Uint8Array(await object.arrayBuffer());
+      try {
+        return await storage.read(key, offset, Math.min(length, size - offset));
+      } catch {
+        throw new ProbeError("unreadable_video", "The uploaded file could not be read.");
+      }
     },
   };
   return probeWith(reader);
