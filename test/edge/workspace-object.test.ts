@@ -71,7 +71,7 @@ describe("workspace Durable Object", () => {
     const stub = freshObject();
     await stub.grant({ plan: 100, pack: 10 }, "test");
     const reserveFor = (jobId: string, credits: number) =>
-      runInDurableObject(stub, (instance, state) =>
+      runInDurableObject(stub, (_instance, state) =>
         state.storage.transactionSync(() => reserve(state.storage.sql, jobId, credits)),
       );
     // Just before the period ends: all the plan credits and a little of the pack are reserved.
