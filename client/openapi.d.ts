@@ -2029,7 +2029,7 @@ export interface components {
                 expires_at: string;
                 size_bytes: number | null;
             } | null;
-            /** @description Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period) */
+            /** @description Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period). A failed job's codes: `unreadable_video`, `unsupported_format`, `limit_exceeded` (the file the worker downloaded plays longer than it was priced at, or breaks the length or resolution limit; it is not run and its credits are returned), `worker_lost`, `dispatch_failed`, `processing_failed` */
             error: {
                 code: string;
                 message: string;
