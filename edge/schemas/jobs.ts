@@ -47,13 +47,16 @@ export const JobSchema = z
         description:
           "Set once succeeded. Null again after the plan's retention_days (counted from finished_at): the file is deleted, the job stays succeeded and `error.code` is `result_expired`",
       }),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().openapi({
-      description:
-        "Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period). " +
-        "A failed job's codes: `unreadable_video`, `unsupported_format`, `limit_exceeded` (the file the worker downloaded plays longer than " +
-        "it was priced at, or breaks the length or resolution limit; it is not run and its credits are returned), `worker_lost`, " +
-        "`dispatch_failed`, `processing_failed`",
-    }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .openapi({
+        description:
+          "Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period). " +
+          "A failed job's codes: `unreadable_video`, `unsupported_format`, `limit_exceeded` (the file the worker downloaded plays longer than " +
+          "it was priced at, or breaks the length or resolution limit; it is not run and its credits are returned), `worker_lost`, " +
+          "`dispatch_failed`, `processing_failed`",
+      }),
     metadata: z.record(z.string(), z.string()),
     created_at: timestamp,
     started_at: timestamp.nullable(),

@@ -1,12 +1,14 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import worker from "../../edge/index";
-import { createWorkspace, expectError, fixtureBytes, type JobAnswer, type UploadAnswer } from "./helpers";
+import {
+  createWorkspace,
+  expectError,
+  fixtureBytes,
+  type JobAnswer,
+  runCron,
+  type UploadAnswer,
+} from "./helpers";
 
 /**
  * Production's storage mode: uploads are presigned PUTs straight to R2's S3 API (here s3rver on
@@ -59,13 +61,7 @@ async function stored(workspaceId: string, uploadId: string): Promise<boolean> {
 async function runCronDaysLater(days: number): Promise<void> {
   const spy = vi.spyOn(Date, "now").mockReturnValue(Date.now() + days * DAY_MS);
   try {
-    const ctx = createExecutionContext();
-    await worker.scheduled(
-      createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }),
-      s3Env,
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
+    await runCron(s3Env);
   } finally {
     spy.mockRestore();
   }

@@ -2,8 +2,6 @@
 // edge's range probe with one file and the worker's GET with another, and a file's headers can
 // understate its streams. The worker probes its own copy and refuses one over the price or the limits.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,11 +13,11 @@ import { WorkerMetrics } from "../../gpu-worker/metrics";
 import { runJob } from "../../gpu-worker/runner";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeVideoFixtures } from "../fixtures/media";
+import { type FakeEdge, startFakeEdge } from "../helpers/fake-edge";
 
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-priced-"));
 let files: FileServer;
-let edge: Server;
-let edgeUrl: string;
+let edge: FakeEdge;
 const completions: Array<Record<string, unknown>> = [];
 
 /** What the edge priced clip.mp4 at (2 s, 320x240, 25 credits) when the job was created. */
@@ -35,29 +33,21 @@ beforeAll(async () => {
   makeVideoFixtures(dir);
   files = await startFileServer(dir);
   // The edge's internal API: progress goes on, completions are recorded.
-  edge = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      if (request.url?.endsWith("/complete")) completions.push(JSON.parse(body));
-      response.end(JSON.stringify({ canceled: false, status: "failed" }));
-    });
+  edge = await startFakeEdge((url, body, response) => {
+    if (url.endsWith("/complete")) completions.push(JSON.parse(body));
+    response.end(JSON.stringify({ canceled: false, status: "failed" }));
   });
-  await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
-  edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => edge.close(resolve));
+  await edge.close();
   await files.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 async function runFrom(id: string, url: string) {
   const config = loadConfig({
-    EDGE_URL: edgeUrl,
+    EDGE_URL: edge.url,
     WORKER_SECRET: "secret",
     GPU_WORKER_DIR: path.join(dir, "work"),
   });
