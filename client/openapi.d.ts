@@ -328,7 +328,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description File larger than 2 GB (video_too_large) */
+                /** @description File larger than 2 GB (video_too_large), or a request body over 2 MiB (request_too_large) */
                 413: {
                     headers: {
                         /** @description req_<id>; the same value as error.request_id */
@@ -654,7 +654,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description File larger than 2 GB (video_too_large) */
+                /** @description File larger than 2 GB (video_too_large), or a request body over 2 MiB (request_too_large) */
                 413: {
                     headers: {
                         /** @description req_<id>; the same value as error.request_id */
@@ -1955,7 +1955,7 @@ export interface components {
                 /** @example invalid_request_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_parameter" | "invalid_api_key" | "insufficient_credits" | "plan_required" | "job_not_found" | "upload_not_found" | "resource_not_found" | "upload_already_used" | "idempotency_conflict" | "upload_incomplete" | "signature_invalid" | "upload_already_received" | "video_too_large" | "unsupported_format" | "unreadable_video" | "video_too_long" | "resolution_too_high" | "url_not_allowed" | "rate_limited" | "internal_error";
+                code: "invalid_json" | "invalid_parameter" | "invalid_api_key" | "insufficient_credits" | "plan_required" | "job_not_found" | "upload_not_found" | "resource_not_found" | "upload_already_used" | "idempotency_conflict" | "upload_incomplete" | "signature_invalid" | "upload_already_received" | "video_too_large" | "request_too_large" | "unsupported_format" | "unreadable_video" | "video_too_long" | "resolution_too_high" | "url_not_allowed" | "rate_limited" | "internal_error";
                 message: string;
                 param?: string;
                 /** @example req_4fQ2m9TqZkP1xW8bL0aYcD3e */
@@ -2029,7 +2029,7 @@ export interface components {
                 expires_at: string;
                 size_bytes: number | null;
             } | null;
-            /** @description Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period) */
+            /** @description Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period). A failed job's codes: `unreadable_video`, `unsupported_format`, `limit_exceeded` (the file the worker downloaded plays longer than it was priced at, or breaks the length or resolution limit; it is not run and its credits are returned), `worker_lost`, `dispatch_failed`, `processing_failed` */
             error: {
                 code: string;
                 message: string;

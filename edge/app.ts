@@ -6,6 +6,7 @@ import { internalRoutes } from "./internal/routes";
 import { validationHook } from "./lib/validation";
 import { MCP_PATH, mcpRoutes } from "./mcp/route";
 import { identify, planGate, requireAuth } from "./middleware/auth";
+import { jsonBodyLimit } from "./middleware/body-limit";
 import { onError, onNotFound } from "./middleware/errors";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestContext } from "./middleware/request-id";
@@ -29,6 +30,10 @@ export function createApp() {
   app.use(requestContext);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
+  // Every JSON API has its body capped before anything parses it; /storage streams files instead.
+  app.use("/admin/*", jsonBodyLimit);
+  app.use("/internal/*", jsonBodyLimit);
+  app.use("/dashboard/api/*", jsonBodyLimit);
   app.route("/admin", adminRoutes);
   app.route("/internal", internalRoutes);
   // Presigned addresses of local mode (signature-checked, no API key).
@@ -40,7 +45,7 @@ export function createApp() {
 
   // Order matters: identify the key, count the request (per key, or per address without one),
   // then refuse a missing key, then the plan gate.
-  app.use("/v1/*", identify, rateLimit, requireAuth, planGate);
+  app.use("/v1/*", identify, rateLimit, jsonBodyLimit, requireAuth, planGate);
   app.route("/", accountRoutes);
   app.route("/", estimateRoutes);
   app.route("/", uploadRoutes);
@@ -51,7 +56,7 @@ export function createApp() {
   app.route("/dashboard/api", dashboardApi);
 
   // The MCP server takes the same keys, headers and error envelope; its plan gate is per tool.
-  app.use(MCP_PATH, identify, rateLimit, requireAuth);
+  app.use(MCP_PATH, identify, rateLimit, jsonBodyLimit, requireAuth);
   app.route("/", mcpRoutes);
   return app;
 }

@@ -1,7 +1,18 @@
 /** What the worker needs of the cleaning engine (gpu-worker/engine implements it). */
 export type EngineStage = "reading_text" | "masking" | "cleaning" | "verifying" | "assembling";
 
+/** What ffprobe read of an input, before any frame is decoded. */
+export interface InputVideo {
+  /** How long the file really plays: the longest of its container's, streams' and frames' timing. */
+  durationSeconds: number;
+  /** The frame size the engine works at. */
+  width: number;
+  height: number;
+}
+
 export interface CleanOptions {
+  /** Called once the input is probed, before any work: throwing refuses the input. */
+  admit?: (video: InputVideo) => void;
   /** Exact texts to erase; null or absent: read the text on screen and erase every overlay. */
   texts?: string[] | null;
   signal?: AbortSignal;

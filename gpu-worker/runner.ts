@@ -1,5 +1,6 @@
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import { admitPriced } from "./admission";
 import type { WorkerConfig } from "./config";
 import { DownloadError, downloadSource } from "./download";
 import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client";
@@ -14,6 +15,7 @@ const CUSTOMER_CODES = new Set([
   "unsupported_format",
   "video_too_large",
   "url_not_allowed",
+  "limit_exceeded",
 ]);
 
 function failureOf(error: unknown): { code: string; message: string } {
@@ -65,6 +67,7 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     await downloadSource(job.source.url, input, { local: config.local, signal: controller.signal });
     const engineStarted = performance.now();
     const summary = await clean(input, output, {
+      admit: admitPriced(job.input),
       texts: job.texts,
       signal: controller.signal,
       onProgress: update,

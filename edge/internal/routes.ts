@@ -149,21 +149,21 @@ export const internalRoutes = new Hono<AppBindings>()
         .where(eq(jobs.id, jobId));
       return refusal(current?.status === "canceled" ? "canceled" : "lease_lost");
     }
+    const storage = mediaStorage(c.env, new URL(c.req.url).origin);
     let finish: Finish;
     if (body.outcome === "succeeded") {
-      const stored = await c.env.BUCKET.head(resultKey(row));
-      if (stored?.size !== body.result_size_bytes) {
+      const stored = await storage.head(resultKey(row));
+      if (stored?.sizeBytes !== body.result_size_bytes) {
         throw new ApiError(
           "invalid_parameter",
           "No stored result of that size: upload it first.",
           "result_size_bytes",
         );
       }
-      finish = { status: "succeeded", resultKey: resultKey(row), resultSizeBytes: stored.size };
+      finish = { status: "succeeded", resultKey: resultKey(row), resultSizeBytes: stored.sizeBytes };
     } else {
       finish = { status: "failed", code: body.code, message: body.message };
     }
-    const storage = mediaStorage(c.env, new URL(c.req.url).origin);
     const done = await finishJob(c.env, storage, jobId, finish, body.worker_id);
     if (!done.changed) return refusal(done.row.status === "canceled" ? "canceled" : "lease_lost");
     return c.json({ status: done.row.status });

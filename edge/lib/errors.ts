@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   signature_invalid: { status: 403, type: "permission_error" },
   upload_already_received: { status: 409, type: "conflict_error" },
   video_too_large: { status: 413, type: "invalid_request_error" },
+  // Not in the spec's table: a request body over the cap (edge/middleware/body-limit.ts).
+  request_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_format: { status: 422, type: "invalid_request_error" },
   unreadable_video: { status: 422, type: "invalid_request_error" },
   video_too_long: { status: 422, type: "invalid_request_error" },

@@ -14,11 +14,12 @@ export const MCP_PATH = "/mcp";
  */
 export const mcpRoutes = new Hono<AppBindings>()
   .post(MCP_PATH, async (c) => {
-    const { workspace } = c.var.auth as AuthContext;
+    const { workspace, keyId } = c.var.auth as AuthContext;
     const server = createMcpServer({
       env: c.env,
       storage: mediaStorage(c.env, new URL(c.req.url).origin),
       workspace,
+      keyId,
       requestId: c.var.requestId,
     });
     const transport = new McpHttpTransport({ sessionIdGenerator: undefined });

@@ -15,6 +15,8 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { ApiError } from "../lib/errors";
 import { invalidParameter } from "../lib/validation";
+import { countRequest, refuseIfLimited } from "../middleware/rate-limit";
+import { rateBucketFor } from "../workspace/rate-limit";
 import { toolError, toolResult } from "./results";
 import type { McpContext, McpTool, ReportProgress } from "./tool";
 import { TOOLS } from "./tools";
@@ -56,11 +58,20 @@ function checkPlan(tool: McpTool, context: McpContext): void {
   );
 }
 
-/** Plan gate, then validation, then the tool: the order of /v1. Every refusal is a tool error. */
+/** Counts the call in the key's window of the tool's /v1 endpoint, as that endpoint's request would be. */
+async function countCall(tool: McpTool, context: McpContext): Promise<void> {
+  const [method = "", path = ""] = tool.endpoint.split(" ");
+  const bucket = rateBucketFor(method, path);
+  const decision = await countRequest(context.env, context.workspace.id, `key:${context.keyId}`, bucket);
+  refuseIfLimited(decision, bucket);
+}
+
+/** Rate window, plan gate, validation, then the tool: the order of /v1. Every refusal is a tool error. */
 async function callTool(context: McpContext, params: CallToolRequest["params"], extra: Extra) {
   const tool = toolsByName.get(params.name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
   try {
+    await countCall(tool, context);
     checkPlan(tool, context);
     const parsed = tool.input.safeParse(params.arguments ?? {});
     if (!parsed.success) throw invalidParameter(parsed.error);

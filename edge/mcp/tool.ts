@@ -8,6 +8,8 @@ export interface McpContext {
   env: Env;
   storage: MediaStorage;
   workspace: WorkspaceRecord;
+  /** The API key's id: tool calls count in the key's /v1 rate windows. */
+  keyId: string;
   /** The HTTP request's `req_…` id, also the `request_id` of tool errors. */
   requestId: string;
 }
@@ -30,6 +32,11 @@ export interface McpTool<Input extends z.ZodType = z.ZodType> {
   /** Written for a model: what the tool does and when to call it. */
   description: string;
   input: Input;
+  /**
+   * The /v1 endpoint the tool stands for ("POST /v1/jobs", "GET /v1/jobs/{id}"): each call counts in
+   * that endpoint's rate window of the key, so a batch of calls in one POST is limited like /v1.
+   */
+  endpoint: string;
   /** Works without `limits.api_access` (the /v1 rule: account and estimate work on every plan). */
   openToAllPlans?: boolean;
   run(args: z.output<Input>, call: ToolCall): Promise<ToolOutcome>;

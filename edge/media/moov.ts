@@ -14,9 +14,13 @@ export type Rotation = 0 | 90 | 180 | 270;
 
 /** What the moov box says about the video; the ftyp brand is added by the file walk. */
 export interface MoovInfo {
+  /** The longest of the movie's, each track's header and each track's samples' own timing. */
   durationSeconds: number;
   width: number;
   height: number;
+  /** The size the frames are coded at (the sample entry's), which the work is done at. */
+  codedWidth: number;
+  codedHeight: number;
   rotation: Rotation;
   hasAudio: boolean;
   videoCodec: string;
@@ -31,6 +35,8 @@ interface Timing {
 interface VideoTrack {
   width: number;
   height: number;
+  codedWidth: number;
+  codedHeight: number;
   rotation: Rotation;
   codec: string;
 }
@@ -49,6 +55,8 @@ export function readMoov(moov: Box): MoovInfo {
     durationSeconds: movieDuration(moov, tracks),
     width: video.width,
     height: video.height,
+    codedWidth: video.codedWidth,
+    codedHeight: video.codedHeight,
     rotation: video.rotation,
     hasAudio: tracks.some((trak) => handlerType(trak) === "soun"),
     videoCodec: video.codec,
@@ -62,26 +70,55 @@ function handlerType(trak: Box): string | undefined {
 }
 
 /**
- * mehd covers every fragment of a fragmented file, so it wins; then mvhd; then the longest track, for
- * writers that leave the movie duration at zero.
+ * The longest of every clock the file has: mehd (every fragment of a fragmented file), mvhd, and per
+ * track tkhd, mdhd and the sum of its sample durations (stts). Pricing by one header alone let a
+ * file whose mvhd says 1 s carry 60 s of frames; the samples are what gets cleaned.
  */
 function movieDuration(moov: Box, tracks: Box[]): number {
   const mvhd = findChild(moov, "mvhd");
   const movieTiming = mvhd && readTiming(mvhd);
   const mehd = findPath(moov, ["mvex", "mehd"]);
+  const movieTimescale = movieTiming?.timescale ?? 0;
   const candidates = [
-    movieTiming && mehd ? seconds({ timescale: movieTiming.timescale, duration: readMehd(mehd) }) : 0,
+    movieTiming && mehd ? seconds({ timescale: movieTimescale, duration: readMehd(mehd) }) : 0,
     movieTiming ? seconds(movieTiming) : 0,
-    tracks.reduce((longest, trak) => Math.max(longest, trackSeconds(trak)), 0),
+    ...tracks.map((trak) => trackSeconds(trak, movieTimescale)),
   ];
-  const duration = candidates.find((candidate) => candidate > 0);
-  if (duration === undefined || !Number.isFinite(duration)) throw unreadable(NO_DURATION);
+  const duration = Math.max(...candidates);
+  if (!(duration > 0) || !Number.isFinite(duration)) throw unreadable(NO_DURATION);
   return duration;
 }
 
-function trackSeconds(trak: Box): number {
+/** The longest of a track's header (in the movie's timescale), its media header and its samples. */
+function trackSeconds(trak: Box, movieTimescale: number): number {
+  const tkhd = findChild(trak, "tkhd");
   const mdhd = findPath(trak, ["mdia", "mdhd"]);
-  return mdhd ? seconds(readTiming(mdhd)) : 0;
+  const media = mdhd ? readTiming(mdhd) : null;
+  const stts = findPath(trak, ["mdia", "minf", "stbl", "stts"]);
+  return Math.max(
+    tkhd ? seconds({ timescale: movieTimescale, duration: readTkhdDuration(tkhd) }) : 0,
+    media ? seconds(media) : 0,
+    media && stts ? seconds({ timescale: media.timescale, duration: sampleDurationSum(stts) }) : 0,
+  );
+}
+
+/** tkhd's duration: after version and flags, two times, the track id and a reserved word. */
+function readTkhdDuration(tkhd: Box): number {
+  const version = fullBoxVersion(tkhd);
+  requireLength(tkhd, version === 1 ? 36 : 24);
+  const view = dataView(tkhd.body);
+  return version === 1 ? readDuration64(view, 28) : readDuration32(view, 20);
+}
+
+/** stts: (sample count, sample delta) pairs; their entry count was checked against the box's size. */
+function sampleDurationSum(stts: Box): number {
+  requireLength(stts, 8);
+  const view = dataView(stts.body);
+  let total = 0;
+  for (let entry = 0; entry < view.getUint32(4); entry++) {
+    total += view.getUint32(8 + entry * 8) * view.getUint32(12 + entry * 8);
+  }
+  return total;
 }
 
 function seconds(timing: Timing): number {
@@ -126,10 +163,14 @@ function readVideoTrack(trak: Box): VideoTrack {
   // Some writers leave tkhd's size at zero; the sample entry then still has the coded size.
   const size = presentation.width > 0 && presentation.height > 0 ? presentation : sampleEntrySize(stsd);
   if (size.width === 0 || size.height === 0) throw unreadable(NO_DIMENSIONS);
+  const coded = sampleEntrySize(stsd);
   const quarterTurn = presentation.rotation === 90 || presentation.rotation === 270;
   return {
     width: quarterTurn ? size.height : size.width,
     height: quarterTurn ? size.width : size.height,
+    // Where the sample entry leaves its size at zero, the presentation size is all there is.
+    codedWidth: coded.width || size.width,
+    codedHeight: coded.height || size.height,
     rotation: presentation.rotation,
     codec: fourcc(stsd.body, 12),
   };

@@ -28,11 +28,14 @@ export interface RangeReader {
 }
 
 export interface VideoInfo {
-  /** Presentation duration. */
+  /** The longest of the movie's, the tracks' and the samples' timing (see readMoov). */
   durationSeconds: number;
   /** Display width: after a 90/270 rotation matrix, width and height are swapped. */
   width: number;
   height: number;
+  /** The size the frames are coded at: what the limits judge, whatever tkhd displays them at. */
+  codedWidth: number;
+  codedHeight: number;
   rotation: 0 | 90 | 180 | 270;
   hasAudio: boolean;
   /** Sample entry fourcc of the first video track, e.g. "avc1", "hvc1", "mp4v", "apcn". */

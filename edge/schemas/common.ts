@@ -33,7 +33,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   403: "The plan has no API access (plan_required)",
   404: "Not found",
   409: "Conflict",
-  413: "File larger than 2 GB (video_too_large)",
+  413: "File larger than 2 GB (video_too_large), or a request body over 2 MiB (request_too_large)",
   422: "The video cannot be processed",
   429: "Rate limited (rate_limited); see Retry-After",
   500: "Internal error (internal_error)",

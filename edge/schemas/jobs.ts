@@ -47,10 +47,16 @@ export const JobSchema = z
         description:
           "Set once succeeded. Null again after the plan's retention_days (counted from finished_at): the file is deleted, the job stays succeeded and `error.code` is `result_expired`",
       }),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().openapi({
-      description:
-        "Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period)",
-    }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .openapi({
+        description:
+          "Why a job failed or was canceled; on a succeeded job only `result_expired` (its result was deleted after the retention period). " +
+          "A failed job's codes: `unreadable_video`, `unsupported_format`, `limit_exceeded` (the file the worker downloaded plays longer than " +
+          "it was priced at, or breaks the length or resolution limit; it is not run and its credits are returned), `worker_lost`, " +
+          "`dispatch_failed`, `processing_failed`",
+      }),
     metadata: z.record(z.string(), z.string()),
     created_at: timestamp,
     started_at: timestamp.nullable(),
@@ -69,8 +75,16 @@ export const JobListSchema = z
   })
   .openapi("JobList");
 
+/** Our decision (the spec limits only values): keys of at most 40 characters. */
+export const MAX_METADATA_KEY_LENGTH = 40;
+
 const metadata = z
-  .record(z.string(), z.string().max(500, "metadata values are at most 500 characters"))
+  .record(
+    z
+      .string()
+      .max(MAX_METADATA_KEY_LENGTH, `metadata keys are at most ${MAX_METADATA_KEY_LENGTH} characters`),
+    z.string().max(500, "metadata values are at most 500 characters"),
+  )
   .refine((value) => Object.keys(value).length <= 20, "metadata has at most 20 properties");
 
 export const JobCreateSchema = z

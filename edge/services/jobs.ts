@@ -46,7 +46,12 @@ interface ResolvedSource {
   videoUrl: string | null;
 }
 
-async function resolveUpload(env: Env, workspaceId: string, uploadId: string): Promise<ResolvedSource> {
+async function resolveUpload(
+  env: Env,
+  storage: MediaStorage,
+  workspaceId: string,
+  uploadId: string,
+): Promise<ResolvedSource> {
   const db = database(env.DB);
   const [upload] = await db
     .select()
@@ -63,7 +68,8 @@ async function resolveUpload(env: Env, workspaceId: string, uploadId: string): P
       "This upload's file was deleted at the end of the plan's retention period. Create a new upload.",
       "upload_id",
     );
-  const object = upload.receivedAt ? await env.BUCKET.head(upload.objectKey) : null;
+  // The object itself says whether the file arrived: a presigned PUT to R2 goes past this Worker.
+  const object = await storage.head(upload.objectKey);
   if (!object) {
     const expired = Date.now() > upload.expiresAt;
     throw new ApiError(
@@ -74,27 +80,42 @@ async function resolveUpload(env: Env, workspaceId: string, uploadId: string): P
       "upload_id",
     );
   }
+  if (!upload.receivedAt) {
+    await db.update(uploads).set({ receivedAt: object.storedAt }).where(eq(uploads.id, uploadId));
+  }
   return {
-    video: await probeObject(env.BUCKET, upload.objectKey, object.size),
+    video: await probeObject(storage, upload.objectKey, object.sizeBytes),
     filename: upload.filename,
     uploadId,
     videoUrl: null,
   };
 }
 
-function filenameFromUrl(url: string): string {
-  const last = new URL(url).pathname.split("/").filter(Boolean).pop();
-  return (last ? decodeURIComponent(last) : "video.mp4").slice(0, 200) || "video.mp4";
+/** The URL's last path segment, decoded; a segment that is no UTF-8 (`%ff`) is the caller's mistake. */
+function filenameFromUrl(url: URL): string {
+  const last = url.pathname.split("/").filter(Boolean).pop();
+  try {
+    return (last ? decodeURIComponent(last) : "video.mp4").slice(0, 200) || "video.mp4";
+  } catch {
+    throw new ApiError(
+      "invalid_parameter",
+      "video_url's path has a percent-encoding that is not UTF-8; give filename or fix the URL.",
+      "video_url",
+    );
+  }
 }
 
-async function resolveUrl(env: Env, videoUrl: string): Promise<ResolvedSource> {
+async function resolveUrl(env: Env, videoUrl: string, filename: string | undefined): Promise<ResolvedSource> {
+  let url: URL;
   try {
-    new URL(videoUrl);
+    url = new URL(videoUrl);
   } catch {
     throw new ApiError("invalid_parameter", "video_url must be an absolute URL.", "video_url");
   }
+  // Named before the probe, so a URL refused for its name costs no fetch.
+  const name = filename ?? filenameFromUrl(url);
   const video = await probeUrl(videoUrl, isLocal(env));
-  return { video, filename: filenameFromUrl(videoUrl), uploadId: null, videoUrl };
+  return { video, filename: name, uploadId: null, videoUrl };
 }
 
 /**
@@ -121,8 +142,8 @@ export async function createJob(
     if (kept) return answerOrThrow(replayOrConflict(kept, idempotency.fingerprint));
   }
   const resolved = body.upload_id
-    ? await resolveUpload(env, workspace.id, body.upload_id)
-    : await resolveUrl(env, body.video_url as string);
+    ? await resolveUpload(env, storage, workspace.id, body.upload_id)
+    : await resolveUrl(env, body.video_url as string, body.filename);
   checkVideoLimits(resolved.video);
   const now = Date.now();
   const row = {

@@ -1,9 +1,10 @@
-import { and, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { NO_PLAN_LIMITS, PLAN_IN_FORCE_STATUSES } from "../billing/plans";
 import { database } from "../db/client";
 import { jobs, plans, uploads, workspaces } from "../db/schema";
 import type { Env } from "../env";
+import type { MediaStorage } from "../storage/media-storage";
 import { TERMINAL_STATUSES } from "./dispatch";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -32,7 +33,7 @@ const retentionDays = sql`CASE WHEN ${workspaces.subscriptionStatus} IN (${sql.j
   sql`, `,
 )}) AND ${plans.retentionDays} IS NOT NULL THEN ${plans.retentionDays} ELSE ${NO_PLAN_LIMITS.retentionDays} END`;
 
-const olderThanRetention = (column: AnySQLiteColumn, nowMs: number) =>
+const olderThanRetention = (column: AnySQLiteColumn | SQL, nowMs: number) =>
   sql`${column} < ${nowMs} - ${retentionDays} * ${DAY_MS}`;
 
 /**
@@ -40,10 +41,14 @@ const olderThanRetention = (column: AnySQLiteColumn, nowMs: number) =>
  * result (counted from when it finished; the job stays succeeded, with `result` null and `error`
  * RESULT_EXPIRED) and an upload's file (counted from when it arrived, once no unfinished job needs it).
  */
-export async function purgeExpiredMedia(env: Env, nowMs: number): Promise<RetentionReport> {
+export async function purgeExpiredMedia(
+  env: Env,
+  storage: MediaStorage,
+  nowMs: number,
+): Promise<RetentionReport> {
   return {
-    results: await inBatches(() => purgeResults(env, nowMs)),
-    uploads: await inBatches(() => purgeUploads(env, nowMs)),
+    results: await inBatches(() => purgeResults(env, storage, nowMs)),
+    uploads: await inBatches(() => purgeUploads(env, storage, nowMs)),
   };
 }
 
@@ -57,7 +62,7 @@ async function inBatches(purgeBatch: () => Promise<number>): Promise<number> {
   return total;
 }
 
-async function purgeResults(env: Env, nowMs: number): Promise<number> {
+async function purgeResults(env: Env, storage: MediaStorage, nowMs: number): Promise<number> {
   const db = database(env.DB);
   const due = await db
     .select({ id: jobs.id, resultKey: jobs.resultKey })
@@ -74,7 +79,7 @@ async function purgeResults(env: Env, nowMs: number): Promise<number> {
     .limit(BATCH);
   if (due.length === 0) return 0;
   // Objects first: should the update fail, the next run deletes nothing new and marks them then.
-  await env.BUCKET.delete(due.map((job) => job.resultKey as string));
+  await storage.delete(due.map((job) => job.resultKey as string));
   await db
     .update(jobs)
     .set({
@@ -92,7 +97,13 @@ async function purgeResults(env: Env, nowMs: number): Promise<number> {
   return due.length;
 }
 
-async function purgeUploads(env: Env, nowMs: number): Promise<number> {
+/**
+ * An upload counts from its file's arrival; one never seen arriving (a presigned PUT straight to R2,
+ * no job made from it) counts from the end of its upload window, the latest it could have arrived.
+ */
+const uploadArrival = sql`COALESCE(${uploads.receivedAt}, ${uploads.expiresAt})`;
+
+async function purgeUploads(env: Env, storage: MediaStorage, nowMs: number): Promise<number> {
   const db = database(env.DB);
   const due = await db
     .select({ id: uploads.id, objectKey: uploads.objectKey })
@@ -103,14 +114,13 @@ async function purgeUploads(env: Env, nowMs: number): Promise<number> {
     .where(
       and(
         isNull(uploads.purgedAt),
-        isNotNull(uploads.receivedAt),
-        olderThanRetention(uploads.receivedAt, nowMs),
+        olderThanRetention(uploadArrival, nowMs),
         or(isNull(uploads.jobId), inArray(jobs.status, TERMINAL_STATUSES)),
       ),
     )
     .limit(BATCH);
   if (due.length === 0) return 0;
-  await env.BUCKET.delete(due.map((upload) => upload.objectKey));
+  await storage.delete(due.map((upload) => upload.objectKey));
   await db
     .update(uploads)
     .set({ purgedAt: nowMs })

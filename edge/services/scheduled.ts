@@ -10,10 +10,11 @@ import { purgeExpiredMedia } from "./retention";
  * its /cdn-cgi/handler/scheduled answers 500 once the Worker serves static assets).
  */
 export async function runScheduledTasks(env: Env, nowMs: number) {
+  const storage = mediaStorage(env, env.PUBLIC_BASE_URL);
   const [renewals, reaper, retention] = await Promise.all([
     renewDuePlans(env, nowMs),
-    reapJobs(env, mediaStorage(env, env.PUBLIC_BASE_URL), nowMs),
-    purgeExpiredMedia(env, nowMs),
+    reapJobs(env, storage, nowMs),
+    purgeExpiredMedia(env, storage, nowMs),
   ]);
   return { renewals, reaper, retention };
 }

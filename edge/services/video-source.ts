@@ -1,37 +1,28 @@
 import { ApiError } from "../lib/errors";
 import { safeFetch, UrlNotAllowedError } from "../lib/url-policy";
 import { ProbeError, probeMp4, type RangeReader, type VideoInfo } from "../media/mp4-probe";
+import { limitBreach } from "../media/video-limits";
 import { MAX_FILE_BYTES } from "../schemas/uploads";
-
-/** 15 minutes (spec, Limits). */
-export const MAX_DURATION_SECONDS = 15 * 60;
-/** Our decision: up to 4K UHD in either orientation (3840 on the long side, 2160 on the short). */
-export const MAX_LONG_SIDE = 3840;
-export const MAX_SHORT_SIDE = 2160;
+import type { MediaStorage } from "../storage/media-storage";
 
 export interface ProbedVideo extends VideoInfo {
   sizeBytes: number;
 }
 
-/** Refuses what the service cannot clean; the probe itself has refused what it cannot read. */
+/**
+ * Refuses what the service cannot clean; the probe itself has refused what it cannot read. The
+ * resolution limit judges the coded size, which the worker cleans at, not tkhd's display size.
+ */
 export function checkVideoLimits(video: ProbedVideo): void {
   if (video.sizeBytes > MAX_FILE_BYTES) {
     throw new ApiError("video_too_large", "The video is larger than 2 GB (2,000,000,000 bytes).");
   }
-  if (video.durationSeconds > MAX_DURATION_SECONDS) {
-    throw new ApiError(
-      "video_too_long",
-      `The video lasts ${video.durationSeconds.toFixed(1)} s; the longest we clean is 15 minutes.`,
-    );
-  }
-  const longSide = Math.max(video.width, video.height);
-  const shortSide = Math.min(video.width, video.height);
-  if (longSide > MAX_LONG_SIDE || shortSide > MAX_SHORT_SIDE) {
-    throw new ApiError(
-      "resolution_too_high",
-      `The video is ${video.width}x${video.height}; the largest we clean is 3840x2160 (either orientation).`,
-    );
-  }
+  const breach = limitBreach({
+    durationSeconds: video.durationSeconds,
+    width: video.codedWidth,
+    height: video.codedHeight,
+  });
+  if (breach) throw new ApiError(breach.code, breach.message);
 }
 
 async function probeWith(reader: RangeReader): Promise<ProbedVideo> {
@@ -43,14 +34,16 @@ async function probeWith(reader: RangeReader): Promise<ProbedVideo> {
   }
 }
 
-/** Reads the metadata of an uploaded file with ranged reads of the R2 object. */
-export async function probeObject(bucket: R2Bucket, key: string, size: number): Promise<ProbedVideo> {
+/** Reads the metadata of an uploaded file with ranged reads of the stored object. */
+export async function probeObject(storage: MediaStorage, key: string, size: number): Promise<ProbedVideo> {
   const reader: RangeReader = {
     size,
     async read(offset, length) {
-      const object = await bucket.get(key, { range: { offset, length: Math.min(length, size - offset) } });
-      if (!object) throw new ProbeError("unreadable_video", "The uploaded file could not be read.");
-      return new Uint8Array(await object.arrayBuffer());
+      try {
+        return await storage.read(key, offset, Math.min(length, size - offset));
+      } catch {
+        throw new ProbeError("unreadable_video", "The uploaded file could not be read.");
+      }
     },
   };
   return probeWith(reader);

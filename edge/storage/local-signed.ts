@@ -80,6 +80,18 @@ export function localSignedStorage(env: Pick<Env, "DATA_KEY" | "BUCKET">, origin
     async abortMultipart(key, uploadId) {
       await env.BUCKET.resumeMultipartUpload(key, uploadId).abort();
     },
+    async head(key) {
+      const object = await env.BUCKET.head(key);
+      return object && { sizeBytes: object.size, storedAt: object.uploaded.getTime() };
+    },
+    async read(key, offset, length) {
+      const object = await env.BUCKET.get(key, { range: { offset, length } });
+      if (!object) throw new Error(`no object ${key}`);
+      return new Uint8Array(await object.arrayBuffer());
+    },
+    async delete(keys) {
+      if (keys.length > 0) await env.BUCKET.delete(keys);
+    },
   };
 }
 

@@ -30,11 +30,19 @@ export interface UploadedPart {
   etag: string;
 }
 
+/** What the storage says of a stored object. */
+export interface StoredObject {
+  sizeBytes: number;
+  /** When it was written (ms since the epoch). */
+  storedAt: number;
+}
+
 /**
  * Presigned addresses for uploads and results. Production signs R2's S3 API (content type and
  * length bound into the signature); local mode signs addresses of this Worker, which streams the
  * body into the R2 binding. Callers do not know which. Large files go up in parts: the upload is
  * started and completed (or aborted) here, with the credentials; only the parts are presigned.
+ * Reads, checks and deletes by the edge itself go the same way (the S3 API, or the R2 binding).
  */
 export interface MediaStorage {
   uploadTarget(slot: UploadSlot): Promise<UploadTarget>;
@@ -44,6 +52,12 @@ export interface MediaStorage {
   partTarget(part: PartSlot): Promise<UploadTarget>;
   completeMultipart(key: string, uploadId: string, parts: UploadedPart[]): Promise<void>;
   abortMultipart(key: string, uploadId: string): Promise<void>;
+  /** The object's size and write time, or null when there is none. */
+  head(key: string): Promise<StoredObject | null>;
+  /** Bytes [offset, offset+length) of an object (fewer only at its end); throws when it is gone. */
+  read(key: string, offset: number, length: number): Promise<Uint8Array>;
+  /** Deletes the objects; keys with no object are fine. */
+  delete(keys: string[]): Promise<void>;
 }
 
 /** S3 credentials select production presigning; without them the Worker signs its own URLs. */

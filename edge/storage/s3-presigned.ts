@@ -2,7 +2,9 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -37,13 +39,15 @@ export function s3PresignedStorage(settings: S3Settings): MediaStorage {
         Key: slot.key,
         ContentType: slot.contentType,
         ContentLength: slot.sizeBytes,
+        // R2 writes only while the key is free: the address cannot replace a file a job already uses.
+        IfNoneMatch: "*",
       });
-      // By default the presigner leaves these two unsigned: sign them so the PUT must match.
+      // By default the presigner leaves these unsigned: sign them so the PUT must match.
       const url = await getSignedUrl(client, command, {
         expiresIn: secondsUntil(slot.expiresAt),
-        signableHeaders: new Set(["content-type", "content-length"]),
+        signableHeaders: new Set(["content-type", "content-length", "if-none-match"]),
       });
-      return { url, headers: { "Content-Type": slot.contentType } };
+      return { url, headers: { "Content-Type": slot.contentType, "If-None-Match": "*" } };
     },
     async downloadUrl(key, expiresAt, filename) {
       const command = new GetObjectCommand({
@@ -90,6 +94,36 @@ export function s3PresignedStorage(settings: S3Settings): MediaStorage {
     async abortMultipart(key, uploadId) {
       await client.send(
         new AbortMultipartUploadCommand({ Bucket: settings.bucket, Key: key, UploadId: uploadId }),
+      );
+    },
+    async head(key) {
+      try {
+        const object = await client.send(new HeadObjectCommand({ Bucket: settings.bucket, Key: key }));
+        return {
+          sizeBytes: object.ContentLength ?? 0,
+          storedAt: object.LastModified?.getTime() ?? Date.now(),
+        };
+      } catch (error) {
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
+          return null;
+        throw error;
+      }
+    },
+    async read(key, offset, length) {
+      const object = await client.send(
+        new GetObjectCommand({
+          Bucket: settings.bucket,
+          Key: key,
+          Range: `bytes=${offset}-${offset + length - 1}`,
+        }),
+      );
+      if (!object.Body) throw new Error(`no object ${key}`);
+      return object.Body.transformToByteArray();
+    },
+    async delete(keys) {
+      // One request per key (a sweep deletes at most 50 at once): DeleteObjects would need a body checksum.
+      await Promise.all(
+        keys.map((key) => client.send(new DeleteObjectCommand({ Bucket: settings.bucket, Key: key }))),
       );
     },
   };

@@ -6,6 +6,16 @@ export interface Balances {
 
 export type ReservationState = "reserved" | "settled" | "refunded";
 
+/**
+ * The billing period credits are reserved in, named by the end of the period before it (0 until the
+ * first renewal): `renewed_period_end` moves on at every renewal.
+ */
+function currentPeriod(sql: SqlStorage): number {
+  return sql
+    .exec<{ renewed_period_end: number }>("SELECT renewed_period_end FROM balances WHERE id = 1")
+    .one().renewed_period_end;
+}
+
 export function readBalances(sql: SqlStorage): Balances {
   return sql.exec<{ plan: number; pack: number }>("SELECT plan, pack FROM balances WHERE id = 1").one();
 }
@@ -43,11 +53,12 @@ export function reserve(sql: SqlStorage, jobId: string, credits: number): boolea
   const packPart = credits - planPart;
   sql.exec("UPDATE balances SET plan = plan - ?, pack = pack - ? WHERE id = 1", planPart, packPart);
   sql.exec(
-    "INSERT INTO reservations (job_id, plan_part, pack_part, state, created_at) VALUES (?, ?, ?, 'reserved', ?)",
+    "INSERT INTO reservations (job_id, plan_part, pack_part, state, created_at, period) VALUES (?, ?, ?, 'reserved', ?, ?)",
     jobId,
     planPart,
     packPart,
     Date.now(),
+    currentPeriod(sql),
   );
   record(sql, "job_reserved", -planPart, -packPart, jobId);
   return true;
@@ -55,13 +66,15 @@ export function reserve(sql: SqlStorage, jobId: string, credits: number): boolea
 
 /**
  * Closes a job's reservation: `refunded` gives the credits back to the buckets they came from,
- * `settled` keeps them. Only a reservation still `reserved` changes, so a job is refunded at most
- * once however often this is called. Returns whether this call changed it.
+ * `settled` keeps them. Plan credits go back only to the period that reserved them: a renewal since
+ * then has expired that period's plan credits, and returning them would carry them over. Only a
+ * reservation still `reserved` changes, so a job is refunded at most once however often this is
+ * called. Returns whether this call changed it.
  */
 export function closeReservation(sql: SqlStorage, jobId: string, outcome: "settled" | "refunded"): boolean {
   const rows = sql
-    .exec<{ plan_part: number; pack_part: number }>(
-      "UPDATE reservations SET state = ?, closed_at = ? WHERE job_id = ? AND state = 'reserved' RETURNING plan_part, pack_part",
+    .exec<{ plan_part: number; pack_part: number; period: number }>(
+      "UPDATE reservations SET state = ?, closed_at = ? WHERE job_id = ? AND state = 'reserved' RETURNING plan_part, pack_part, period",
       outcome,
       Date.now(),
       jobId,
@@ -70,7 +83,8 @@ export function closeReservation(sql: SqlStorage, jobId: string, outcome: "settl
   const closed = rows[0];
   if (!closed) return false;
   if (outcome === "refunded") {
-    addCredits(sql, closed.plan_part, closed.pack_part, "job_refunded");
+    const planBack = closed.period === currentPeriod(sql) ? closed.plan_part : 0;
+    addCredits(sql, planBack, closed.pack_part, "job_refunded");
   }
   return true;
 }

@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS reservations (
   pack_part INTEGER NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'refunded')),
   created_at INTEGER NOT NULL,
-  closed_at INTEGER
+  closed_at INTEGER,
+  period INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS rate_windows (
   bucket TEXT PRIMARY KEY,
@@ -39,3 +40,18 @@ CREATE TABLE IF NOT EXISTS idempotency (
 );
 CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (expires_at);
 `;
+
+/**
+ * Brings an object made before a column existed up to WORKSPACE_SCHEMA (CREATE TABLE IF NOT EXISTS
+ * leaves an existing table as it was). Run after WORKSPACE_SCHEMA, inside blockConcurrencyWhile.
+ */
+export function upgradeWorkspaceSchema(sql: SqlStorage): void {
+  const hasPeriod = sql
+    .exec<{ name: string }>("SELECT name FROM pragma_table_info('reservations') WHERE name = 'period'")
+    .toArray();
+  if (hasPeriod.length > 0) return;
+  // Reservations made before periods were recorded are taken as the current period's (the
+  // customer keeps their plan share on a refund, as before).
+  sql.exec("ALTER TABLE reservations ADD COLUMN period INTEGER NOT NULL DEFAULT 0");
+  sql.exec("UPDATE reservations SET period = (SELECT renewed_period_end FROM balances WHERE id = 1)");
+}

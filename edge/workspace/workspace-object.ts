@@ -15,7 +15,7 @@ import {
   type StoredAnswer,
 } from "./idempotency";
 import { decide, type RateDecision, WINDOW_MS, windowStart } from "./rate-limit";
-import { WORKSPACE_SCHEMA } from "./schema";
+import { upgradeWorkspaceSchema, WORKSPACE_SCHEMA } from "./schema";
 
 export type { Balances } from "./credits";
 export { type CreateOutcome, IDEMPOTENCY_TTL_MS, type IdempotencyRequest } from "./idempotency";
@@ -42,6 +42,7 @@ export class WorkspaceObject extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => {
       this.sql.exec(WORKSPACE_SCHEMA);
+      upgradeWorkspaceSchema(this.sql);
     });
   }
 

@@ -112,6 +112,7 @@ export async function cleanVideo(
   const { signal } = options;
   const report = options.onProgress ?? (() => undefined);
   const probe = await probeVideo(input, signal);
+  options.admit?.({ durationSeconds: probe.longestSeconds, width: probe.width, height: probe.height });
   const ocr = options.ocr ?? (await createOcrEngine());
   try {
     // NVENC only where onnxruntime got the GPU too (decided once per process).

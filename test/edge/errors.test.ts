@@ -46,4 +46,50 @@ describe("error envelope", () => {
     });
     await expectError(response, 401, "invalid_api_key");
   });
+
+  describe("a body over 2 MiB is refused with 413 request_too_large before it is parsed", () => {
+    const oversized = JSON.stringify({ email: "a@example.com", password: "x".repeat(3_000_000) });
+
+    it("on /v1, with the rate headers", async () => {
+      const { api_key } = await createWorkspace();
+      const response = await api("/v1/jobs", {
+        method: "POST",
+        key: api_key,
+        headers: { "Content-Type": "application/json" },
+        body: oversized,
+      });
+      await expectError(response, 413, "request_too_large");
+      expectStandardHeaders(response);
+    });
+
+    it("on the dashboard's sign-in, which needs no key, also when the body is streamed without a length", async () => {
+      const signIn = (body: BodyInit) =>
+        api("/dashboard/api/session", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Origin: "http://edge.test" },
+          body,
+        });
+      await expectError(await signIn(oversized), 413, "request_too_large");
+      const bytes = new TextEncoder().encode(oversized);
+      const streamed = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 65_536)
+            controller.enqueue(bytes.subarray(at, at + 65_536));
+          controller.close();
+        },
+      });
+      await expectError(await signIn(streamed), 413, "request_too_large");
+    });
+
+    it("on /mcp", async () => {
+      const { api_key } = await createWorkspace();
+      const response = await api("/mcp", {
+        method: "POST",
+        key: api_key,
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: oversized,
+      });
+      await expectError(response, 413, "request_too_large");
+    });
+  });
 });

@@ -6,6 +6,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { inject } from "vitest";
+import type { Env } from "../../edge/env";
 import worker from "../../edge/index";
 
 export const ADMIN_TOKEN = "test-admin-token";
@@ -160,11 +161,11 @@ export async function balance(key: string): Promise<{ plan: number; pack: number
 }
 
 /** Fires the Worker's scheduled handler (plan renewals, the job reaper) and waits for it. */
-export async function runCron(): Promise<void> {
+export async function runCron(workerEnv: Env = env): Promise<void> {
   const ctx = createExecutionContext();
   await worker.scheduled(
     createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }),
-    env,
+    workerEnv,
     ctx,
   );
   await waitOnExecutionContext(ctx);

@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   admin,
   balance,
+  claim,
   createJob,
   createWorkspace,
   expectError,
   expectStandardHeaders,
   fixtureUrl,
+  getJob,
+  internal,
   postJson,
   uploadFixture,
 } from "./helpers";
@@ -129,6 +132,8 @@ describe("POST /v1/jobs validation", () => {
     [{ video_url: url, metadata: { k: "v".repeat(501) } }, "metadata.k"],
     [{ video_url: url, metadata: { k: 5 } }, "metadata.k"],
     [{ video_url: "not a url" }, "video_url"],
+    [{ video_url: "http://127.0.0.1:1/a%ff.mp4" }, "video_url"],
+    [{ video_url: url, metadata: { ["k".repeat(41)]: "v" } }, `metadata.${"k".repeat(41)}`],
     [{ video_url: url, surprise: 1 }, ""],
   ])("refuses %j with 400 invalid_parameter naming %j", async (body, param) => {
     const { api_key } = await createWorkspace();
@@ -144,6 +149,44 @@ describe("POST /v1/jobs from a video_url", () => {
     expect(job.input).toMatchObject({ filename: name, width: 320, height: 240 });
     expect(job.input.duration_seconds).toBeCloseTo(2, 1);
     expect(job.credits).toBe(25);
+  });
+
+  it("prices a file by the longest of its clocks: 60 s of frames whose mvhd says 1 s cost 60 s", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("mvhd-says-1s.mp4") });
+    expect(job.input.duration_seconds).toBeCloseTo(60, 1);
+    expect(job.credits).toBe(150);
+  });
+
+  it("judges the resolution limit on the coded size: 4096x2304 frames shown at 640x360 are refused", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const response = await postJson("/v1/jobs", api_key, { video_url: fixtureUrl("tkhd-says-640x360.mp4") });
+    await expectError(response, 422, "resolution_too_high");
+    expect((await balance(api_key)).total).toBe(1000);
+  });
+
+  it("a server that probes as 2 s and sends 60 s: priced at 2 s, the worker's limit_exceeded returns every credit", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, {
+      video_url: fixtureUrl("clip.mp4/mvhd-says-1s.mp4", "switch"),
+    });
+    expect(job.credits).toBe(25);
+    expect((await balance(api_key)).total).toBe(975);
+    // What the worker reports once its own probe of the download finds 60 s (test/gpu-worker/priced-input.test.ts).
+    expect((await claim(job.id)).status).toBe(200);
+    const failed = await internal(`/jobs/${job.id}/complete`, {
+      worker_id: "w1",
+      outcome: "failed",
+      code: "limit_exceeded",
+      message: "The file downloaded plays 60.0 s, longer than the 2.0 s it was priced at.",
+    });
+    expect(failed.status).toBe(200);
+    expect(await getJob(api_key, job.id)).toMatchObject({
+      status: "failed",
+      credits_refunded: true,
+      error: { code: "limit_exceeded" },
+    });
+    expect((await balance(api_key)).total).toBe(1000);
   });
 
   it("follows redirects (checking each hop) and keeps a given filename", async () => {

@@ -6,12 +6,14 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { describe, expect, it } from "vitest";
 import {
   api,
+  awayFromWindowEdge,
   balance,
   createWorkspace,
   expectError,
   expectStandardHeaders,
   fixtureBytes,
   fixtureUrl,
+  postJson,
 } from "./helpers";
 
 const MCP_URL = new URL("http://edge.test/mcp");
@@ -172,5 +174,30 @@ describe("/mcp in the Worker", () => {
     });
     expect(errorOf(await call(client, "list_jobs")).code).toBe("plan_required");
     await client.close();
+  });
+
+  it("counts every tool call of a JSON-RPC batch in the key's window of its /v1 endpoint", async () => {
+    await awayFromWindowEdge();
+    const { api_key } = await createWorkspace();
+    // 31 create_job calls in one POST; their arguments fail validation, which comes after the count.
+    const batch = Array.from({ length: 31 }, (_, id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "create_job", arguments: {} },
+    }));
+    const response = await postMcp(batch, api_key);
+    expect(response.status).toBe(200);
+    const answers = (await response.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { id: number; result: CallToolResult });
+    const codes = answers.sort((a, b) => a.id - b.id).map((answer) => errorOf(answer.result).code);
+    expect(codes.filter((code) => code === "invalid_parameter")).toHaveLength(30);
+    expect(codes.filter((code) => code === "rate_limited")).toHaveLength(1);
+    // The same window as POST /v1/jobs: the key has no job creation left this minute.
+    await expectError(await postJson("/v1/jobs", api_key, {}), 429, "rate_limited");
+    // Another endpoint's window is untouched.
+    expect((await api("/v1/account", { key: api_key })).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { reserve } from "../../edge/workspace/credits";
 import { IDEMPOTENCY_TTL_MS, type WorkspaceObject } from "../../edge/workspace/workspace-object";
 
 function freshObject() {
@@ -64,5 +65,30 @@ describe("workspace Durable Object", () => {
       state.storage.sql.exec("SELECT reason, plan_delta, pack_delta FROM ledger").toArray(),
     );
     expect(ledger).toEqual([{ reason: "test", plan_delta: 10, pack_delta: 5 }]);
+  });
+
+  it("a refund gives plan credits back only to the period that reserved them", async () => {
+    const stub = freshObject();
+    await stub.grant({ plan: 100, pack: 10 }, "test");
+    const reserveFor = (jobId: string, credits: number) =>
+      runInDurableObject(stub, (_instance, state) =>
+        state.storage.transactionSync(() => reserve(state.storage.sql, jobId, credits)),
+      );
+    // Just before the period ends: all the plan credits and a little of the pack are reserved.
+    expect(await reserveFor("job_before_a", 60)).toBe(true);
+    expect(await reserveFor("job_before_b", 45)).toBe(true);
+    expect(await stub.balances()).toEqual({ plan: 0, pack: 5 });
+
+    await stub.renewPlan(Date.now(), 100);
+    expect(await stub.balances()).toEqual({ plan: 100, pack: 5 });
+    // Canceled after the renewal: the old period's plan credits expired with it; pack credits never expire.
+    expect(await stub.refundJob("job_before_a")).toBe(true);
+    expect(await stub.refundJob("job_before_b")).toBe(true);
+    expect(await stub.balances()).toEqual({ plan: 100, pack: 10 });
+
+    // A reservation of the current period still comes back whole.
+    expect(await reserveFor("job_after", 30)).toBe(true);
+    expect(await stub.refundJob("job_after")).toBe(true);
+    expect(await stub.balances()).toEqual({ plan: 100, pack: 10 });
   });
 });

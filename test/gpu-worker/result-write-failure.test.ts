@@ -2,8 +2,6 @@
 // (the edge then returns its credits), never claim success, and leave nothing behind.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,11 +10,11 @@ import { type ClaimedJob, EdgeClient } from "../../gpu-worker/edge-client";
 import { WorkerMetrics } from "../../gpu-worker/metrics";
 import { runJob } from "../../gpu-worker/runner";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
+import { type FakeEdge, startFakeEdge } from "../helpers/fake-edge";
 
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-r2-fail-"));
 let files: FileServer;
-let edge: Server;
-let edgeUrl: string;
+let edge: FakeEdge;
 const completions: unknown[] = [];
 const storagePuts: number[] = [];
 
@@ -24,36 +22,27 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, "input.mp4"), Buffer.alloc(2048, 1));
   files = await startFileServer(dir);
   // The edge's internal API, whose result address points at a storage that answers 500.
-  edge = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      const url = request.url ?? "";
-      if (url === "/storage/result") {
-        storagePuts.push(body.length);
-        response.writeHead(500).end("InternalError: We encountered an internal error. Please try again.");
-      } else if (url.endsWith("/progress")) {
-        response.end(JSON.stringify({ canceled: false }));
-      } else if (url.endsWith("/result-target")) {
-        response.end(
-          JSON.stringify({ url: `${edgeUrl}/storage/result`, headers: { "Content-Type": "video/mp4" } }),
-        );
-      } else if (url.endsWith("/complete")) {
-        completions.push(JSON.parse(body));
-        response.end(JSON.stringify({ status: "failed" }));
-      } else {
-        response.writeHead(404).end("{}");
-      }
-    });
+  edge = await startFakeEdge((url, body, response) => {
+    if (url === "/storage/result") {
+      storagePuts.push(body.length);
+      response.writeHead(500).end("InternalError: We encountered an internal error. Please try again.");
+    } else if (url.endsWith("/progress")) {
+      response.end(JSON.stringify({ canceled: false }));
+    } else if (url.endsWith("/result-target")) {
+      response.end(
+        JSON.stringify({ url: `${edge.url}/storage/result`, headers: { "Content-Type": "video/mp4" } }),
+      );
+    } else if (url.endsWith("/complete")) {
+      completions.push(JSON.parse(body));
+      response.end(JSON.stringify({ status: "failed" }));
+    } else {
+      response.writeHead(404).end("{}");
+    }
   });
-  await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
-  edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => edge.close(resolve));
+  await edge.close();
   await files.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -61,7 +50,7 @@ afterAll(async () => {
 describe("the result cannot be stored", () => {
   it("the job is reported failed with processing_failed, once, and never succeeded", async () => {
     const workDir = path.join(dir, "work");
-    const config = loadConfig({ EDGE_URL: edgeUrl, WORKER_SECRET: "secret", GPU_WORKER_DIR: workDir });
+    const config = loadConfig({ EDGE_URL: edge.url, WORKER_SECRET: "secret", GPU_WORKER_DIR: workDir });
     const job: ClaimedJob = {
       id: "job_r2",
       workspace_id: "ws_1",

@@ -1,6 +1,13 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -90,6 +97,35 @@ export function presignedSignatureMatches(
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
+/** Passes a request through to s3rver as it came. */
+function forward(port: number, incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const upstream = httpRequest(
+    { host: "127.0.0.1", port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+    (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    },
+  );
+  upstream.on("error", () => outgoing.destroy());
+  incoming.pipe(upstream);
+}
+
+/**
+ * `If-None-Match: *` on a PUT, which s3rver 3.7.1 ignores, as R2 and S3 document it: the write
+ * happens only while the key holds no object, else 412 PreconditionFailed.
+ */
+async function putIfAbsent(port: number, incoming: IncomingMessage, outgoing: ServerResponse) {
+  const objectPath = (incoming.url ?? "").split("?", 1)[0];
+  const existing = await fetch(`http://127.0.0.1:${port}${objectPath}`, { method: "HEAD" });
+  if (existing.status === 200) {
+    incoming.resume();
+    outgoing.writeHead(412, { "Content-Type": "application/xml" });
+    outgoing.end("<Error><Code>PreconditionFailed</Code></Error>");
+    return;
+  }
+  forward(port, incoming, outgoing);
+}
+
 export interface S3TestServer {
   /** The checking front: use this as the S3 endpoint. */
   endpoint: string;
@@ -126,15 +162,11 @@ export async function startS3Server(bucket: string): Promise<S3TestServer> {
       outgoing.end("<Error><Code>SignatureDoesNotMatch</Code></Error>");
       return;
     }
-    const forward = httpRequest(
-      { host: "127.0.0.1", port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forward.on("error", () => outgoing.destroy());
-    incoming.pipe(forward);
+    if (incoming.method === "PUT" && incoming.headers["if-none-match"] === "*") {
+      void putIfAbsent(port, incoming, outgoing);
+      return;
+    }
+    forward(port, incoming, outgoing);
   });
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
   return {

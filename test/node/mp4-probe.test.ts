@@ -340,6 +340,8 @@ describe("probeMp4 on hand-made files", () => {
       durationSeconds: 5,
       width: 640,
       height: 360,
+      codedWidth: 640,
+      codedHeight: 360,
       rotation: 180,
       hasAudio: false,
       videoCodec: "avc1",

@@ -41,9 +41,9 @@ describe("R2 presigned uploads and downloads through the S3 API (s3rver)", () =>
 
   it("stores a PUT made with the upload URL and its headers, and a presigned GET reads it back byte for byte", async () => {
     const target = await storage.uploadTarget(slot("uploads/ws_1/up_ok/ad.mp4"));
-    expect(target.headers).toEqual({ "Content-Type": "video/mp4" });
+    expect(target.headers).toEqual({ "Content-Type": "video/mp4", "If-None-Match": "*" });
     expect(new URL(target.url).searchParams.get("X-Amz-SignedHeaders")).toBe(
-      "content-length;content-type;host",
+      "content-length;content-type;host;if-none-match",
     );
     const stored = await put(target, file);
     expect(stored.status).toBe(200);
@@ -74,7 +74,9 @@ describe("R2 presigned uploads and downloads through the S3 API (s3rver)", () =>
 
   it("refuses another Content-Type (it is signed)", async () => {
     const target = await storage.uploadTarget(slot("uploads/ws_1/up_type/ad.mp4"));
-    expect((await put(target, file, { "Content-Type": "video/quicktime" })).status).toBe(403);
+    expect((await put(target, file, { ...target.headers, "Content-Type": "video/quicktime" })).status).toBe(
+      403,
+    );
     expect((await put(target, file, {})).status).toBe(403);
   });
 

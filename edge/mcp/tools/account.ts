@@ -6,6 +6,7 @@ import { defineTool } from "../tool";
 
 export const getAccountTool = defineTool({
   name: "get_account",
+  endpoint: "GET /v1/account",
   description:
     "Show the workspace behind the API key: its plan, credits left (plan and pack), the minutes of video they pay for, " +
     "its limits (concurrent and active jobs, API access) and the price. Call it before creating jobs to check the credits.",
@@ -26,6 +27,7 @@ export const getAccountTool = defineTool({
 
 export const estimateCreditsTool = defineTool({
   name: "estimate_credits",
+  endpoint: "GET /v1/estimate",
   description:
     "Say how many credits a video of the given duration costs, without creating anything. Price: 150 credits a minute, " +
     "billed per started second, at least 25 credits a video.",

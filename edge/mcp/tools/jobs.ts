@@ -13,6 +13,7 @@ const fields = JobCreateSchema.shape;
 
 export const createJobTool = defineTool({
   name: "create_job",
+  endpoint: "POST /v1/jobs",
   description:
     "Start cleaning a video: removes captions, hooks and text overlays and produces a clean MP4. Give exactly one of " +
     "video_url (a public URL of the file) or upload_id (from create_upload, after the PUT). The video's credits are " +
@@ -47,6 +48,7 @@ export const createJobTool = defineTool({
 
 export const getJobTool = defineTool({
   name: "get_job",
+  endpoint: "GET /v1/jobs/{id}",
   description:
     "Show one job: status, stage, progress, credits and, once succeeded, result.url (a download address valid one hour).",
   input: z.strictObject({ job_id: jobId }),
@@ -58,6 +60,7 @@ export const getJobTool = defineTool({
 
 export const listJobsTool = defineTool({
   name: "list_jobs",
+  endpoint: "GET /v1/jobs",
   description:
     "List the workspace's jobs, newest first, optionally only those of one status. When has_more is true, call again " +
     "with starting_after set to next_cursor for the next page.",
@@ -80,6 +83,7 @@ export const listJobsTool = defineTool({
 
 export const cancelJobTool = defineTool({
   name: "cancel_job",
+  endpoint: "POST /v1/jobs/{id}/cancel",
   description:
     "Stop a queued or running job and get its credits back. A job that already succeeded, failed or was canceled is " +
     "returned unchanged.",

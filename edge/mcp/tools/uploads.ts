@@ -6,6 +6,7 @@ import { idempotencyKey, replayNote } from "./idempotency";
 
 export const createUploadTool = defineTool({
   name: "create_upload",
+  endpoint: "POST /v1/uploads",
   description:
     "Reserve an upload slot for a video file you hold (use create_job with video_url instead when the video is at a " +
     "public URL). Returns upload_url, method PUT and headers: send the file's bytes there with an HTTP PUT carrying " +

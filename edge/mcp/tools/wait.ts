@@ -35,6 +35,7 @@ async function pollUntilFinished(call: ToolCall, id: string, timeoutSeconds: num
 
 export const waitForJobTool = defineTool({
   name: "wait_for_job",
+  endpoint: "GET /v1/jobs/{id}",
   description:
     "Wait until a job succeeds, fails or is canceled, checking it every 2 seconds for up to timeout_seconds, and return " +
     "it. Sends progress notifications (progress 0 to 1, message status: stage) when the call carries a progressToken. " +

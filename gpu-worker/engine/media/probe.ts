@@ -15,6 +15,11 @@ export interface VideoProbe {
   rotation: 0 | 90 | 180 | 270;
   frameCount: number;
   durationSeconds: number;
+  /**
+   * The longest of the container's duration, every stream's and the span of the video frames'
+   * timestamps: how long the file really plays, whatever one header says.
+   */
+  longestSeconds: number;
   avgFps: number;
   /** The video stream's time base, as ffprobe writes it ("1/12800"). */
   timeBase: string;
@@ -91,6 +96,9 @@ async function describeVideo(report: FfprobeReport, packets: Promise<string>): P
   const pts = frames.map((frame) => frame.pts);
   if (pts.length === 0) throw new MediaError("unreadable_video", "The video has no frames.");
   const durationSeconds = Number(video.duration ?? report.format?.duration ?? Number.NaN);
+  const { num, den } = parseRational(video.time_base);
+  const frameSpan = den > 0 ? (((pts.at(-1) as number) - (pts[0] as number)) * num) / den : 0;
+  const durations = [report.format?.duration, ...(report.streams ?? []).map((stream) => stream.duration)];
   return {
     streamIndex: video.index,
     width: video.width,
@@ -98,6 +106,7 @@ async function describeVideo(report: FfprobeReport, packets: Promise<string>): P
     rotation: clockwiseRotation(video.side_data_list),
     frameCount: pts.length,
     durationSeconds,
+    longestSeconds: Math.max(frameSpan, ...durations.map(Number).filter(Number.isFinite)),
     avgFps: rateOf(video.avg_frame_rate) || rateOf(video.r_frame_rate) || pts.length / durationSeconds,
     timeBase: video.time_base,
     spanPts: videoSpan(video.duration_ts, frames),
