@@ -427,14 +427,17 @@ async function outputsOf(output: string): Promise<string[]> {
 }
 
 describe("npm run clean --json", () => {
-  const clean = (...args: string[]) =>
-    run("npm", ["run", "-s", "clean", "--", ...args, "--json"], { cwd: REPO_ROOT }).catch(
-      (error: { stdout: string }) => error,
+  /** The command's exit code and output: a failing run is answered, not thrown, and its code kept. */
+  const clean = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    run("npm", ["run", "-s", "clean", "--", ...args, "--json"], { cwd: REPO_ROOT }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
     );
 
   it("prints one JSON line with the summary", async () => {
     await makeClip(file("short.mp4"), 1, [[SALE, [0, 24]]]);
-    const { stdout } = await clean(file("short.mp4"), "-o", file("short-clean.mp4"));
+    const { code, stdout } = await clean(file("short.mp4"), "-o", file("short-clean.mp4"));
+    expect(code).toBe(0);
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ output: file("short-clean.mp4"), frames: 25 });
@@ -442,7 +445,8 @@ describe("npm run clean --json", () => {
 
   it("prints one JSON line with the error code when the input is no video", async () => {
     await writeFile(file("notes.mp4"), "not a video\n".repeat(20));
-    const { stdout } = await clean(file("notes.mp4"), "-o", file("notes-clean.mp4"));
+    const { code, stdout } = await clean(file("notes.mp4"), "-o", file("notes-clean.mp4"));
+    expect(code).toBe(1);
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ error: { code: "unsupported_format" } });
@@ -451,7 +455,7 @@ describe("npm run clean --json", () => {
   it("prints its usage for --help, and usage with exit code 2 (no stack trace) for an unknown option", async () => {
     const help = await run("npm", ["run", "-s", "clean", "--", "--help"], { cwd: REPO_ROOT });
     expect(help.stdout).toMatch(/^usage: clean INPUT -o OUTPUT/);
-    const wrong = (await clean("--bogus", "x.mp4")) as { code?: number; stderr: string };
+    const wrong = await clean("--bogus", "x.mp4");
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/Unknown option '--bogus'[\s\S]*usage: clean/);
     expect(wrong.stderr).not.toMatch(/\n\s+at /);
