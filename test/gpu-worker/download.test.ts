@@ -42,8 +42,11 @@ beforeAll(async () => {
       response.writeHead(200, { "Content-Type": "video/mp4" });
       let sent = 0;
       const more = () => {
-        while (sent < 4_000_000 && response.write(Buffer.alloc(64 * 1024))) sent += 64 * 1024;
-        if (sent >= 4_000_000) response.end();
+        while (sent < 4_000_000) {
+          sent += 64 * 1024;
+          if (!response.write(Buffer.alloc(64 * 1024))) return; // more on "drain"
+        }
+        response.end();
       };
       response.on("drain", more);
       response.on("close", () => response.off("drain", more));
