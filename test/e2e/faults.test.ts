@@ -52,7 +52,8 @@ async function call(method: string, route: string, body?: unknown, headers: Reco
 async function until<T>(
   what: string,
   probe: () => Promise<T | undefined>,
-  timeoutMs = 180_000,
+  // Under the file's 120 s test timeout, so giving up reports what was last seen.
+  timeoutMs = 100_000,
   describeState: () => Promise<unknown> = async () => null,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
