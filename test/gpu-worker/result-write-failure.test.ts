@@ -79,18 +79,22 @@ const claimedJob = (id: string): ClaimedJob =>
     source: { type: "url", url: `${files.url}/files/input.mp4` },
   }) as ClaimedJob;
 
+/** Runs the job through the real runner against the fake edge, with `clean` as the engine. */
+const runWith = (job: ClaimedJob, clean: Parameters<typeof runJob>[1]["clean"]) =>
+  runJob(job, {
+    config: config(),
+    client: new EdgeClient(config()),
+    clean,
+    metrics: new WorkerMetrics(1, async () => []),
+  });
+
 describe("the result cannot be stored", () => {
   it("the job is reported failed with processing_failed, once, and never succeeded", async () => {
     const job = claimedJob("job_r2");
-    const outcome = await runJob(job, {
-      config: config(),
-      client: new EdgeClient(config()),
-      // The engine's part is not under test: it writes a small "cleaned" file.
-      clean: async (_input, output) => {
-        await writeFile(output, Buffer.alloc(1024, 2));
-        return { frames: 1, linesErased: 0, residualLines: 0 };
-      },
-      metrics: new WorkerMetrics(1, async () => []),
+    // The engine's part is not under test: it writes a small "cleaned" file.
+    const outcome = await runWith(job, async (_input, output) => {
+      await writeFile(output, Buffer.alloc(1024, 2));
+      return { frames: 1, linesErased: 0, residualLines: 0 };
     });
     expect(outcome).toBe("failed");
     expect(storagePuts).toEqual([1024]);
@@ -110,20 +114,16 @@ describe("the result cannot be stored", () => {
 describe("the lease is lost mid-job", () => {
   it("stops the job (wherever it is: downloading or cleaning), uploads and reports nothing more, temporary files go", async () => {
     const job = claimedJob("job_lost");
-    const outcome = await runJob(job, {
-      config: config(),
-      client: new EdgeClient(config()),
-      // An engine that would run until stopped: only the lost lease can end it.
-      clean: (_input, output, options) =>
+    // An engine that would run until stopped: only the lost lease can end it.
+    const outcome = await runWith(
+      job,
+      (_input, output, options) =>
         new Promise((_resolve, reject) => {
           void writeFile(output, Buffer.alloc(1024, 2));
-          options?.signal?.addEventListener("abort", () => {
-            reject(options.signal?.reason);
-          });
+          options?.signal?.addEventListener("abort", () => reject(options.signal?.reason));
           options?.onProgress?.("cleaning", 0.5);
         }),
-      metrics: new WorkerMetrics(1, async () => []),
-    });
+    );
     expect(outcome).toBe("lease_lost");
     const calls = edgeRequests.filter((request) => request.startsWith("job_lost "));
     expect(calls.length).toBeGreaterThan(0);
