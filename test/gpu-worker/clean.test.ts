@@ -289,6 +289,39 @@ describe("analyseVideo", () => {
   });
 });
 
+describe("analyseVideo on a sign filmed in the scene", () => {
+  it("keeps a sign that pans with the background and erases the caption over the same shot", async () => {
+    // The sign is drawn on the picture before the camera's crop, so it moves with the scene.
+    const sign = [
+      `fontfile=${FONT_FILE}`,
+      "text='OPEN 24 HOURS'",
+      "fontsize=36",
+      "fontcolor=white",
+      "borderw=2",
+      "x=320",
+      "y=330",
+    ].join(":");
+    const filmed = PAN.replace(",crop=", `,drawtext=${sign},crop=`);
+    const clip = file("scene-sign.mp4");
+    await ffmpeg([
+      ...[
+        "-f",
+        "lavfi",
+        "-i",
+        `${filmed},trim=end_frame=${2 * FPS},format=yuv420p,${drawtext(SALE, [0, 49])}`,
+      ],
+      ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", clip],
+    ]);
+    const analysis = await analyseVideo(clip, await probeVideo(clip), { ocr });
+    const texts = JSON.stringify(analysis.tracks.map(({ text, erase }) => ({ text, erase })));
+    const signTrack = analysis.tracks.find(({ text }) => editDistance(normalise(text), "OPEN24HOURS") <= 2);
+    const caption = analysis.tracks.find(({ text }) => editDistance(normalise(text), "SALE50%OFF") <= 2);
+    expect(signTrack, texts).toBeDefined();
+    expect(signTrack?.erase, texts).toBe(false);
+    expect(caption?.erase, texts).toBe(true);
+  });
+});
+
 describe("analyseVideo on a line sliding in over the frame's edge", () => {
   it("starts erasing on the first frame a sliver of it shows, not when most of it is in", async () => {
     const slide = [
