@@ -63,6 +63,17 @@ function drawtext(caption: Caption, frames: [number, number], outline = "black")
   return `drawtext=${options.join(":")}`;
 }
 
+/** drawtext's options for white outlined text in the test font, placed at x, y (expressions). */
+const whiteText = (text: string, size: number, outline: number, x: string, y: string) => [
+  `fontfile=${FONT_FILE}`,
+  `text='${text}'`,
+  `fontsize=${size}`,
+  "fontcolor=white",
+  `borderw=${outline}`,
+  `x=${x}`,
+  `y=${y}`,
+];
+
 async function ffmpeg(args: string[]): Promise<Buffer> {
   const { stdout } = await run("ffmpeg", ["-hide_banner", "-v", "error", "-y", ...args], {
     encoding: "buffer",
@@ -292,15 +303,7 @@ describe("analyseVideo", () => {
 describe("analyseVideo on a sign filmed in the scene", () => {
   it("keeps a sign that pans with the background and erases the caption over the same shot", async () => {
     // The sign is drawn on the picture before the camera's crop, so it moves with the scene.
-    const sign = [
-      `fontfile=${FONT_FILE}`,
-      "text='OPEN 24 HOURS'",
-      "fontsize=36",
-      "fontcolor=white",
-      "borderw=2",
-      "x=320",
-      "y=330",
-    ].join(":");
+    const sign = whiteText("OPEN 24 HOURS", 36, 2, "320", "330").join(":");
     const filmed = PAN.replace(",crop=", `,drawtext=${sign},crop=`);
     const clip = file("scene-sign.mp4");
     await ffmpeg([
@@ -325,13 +328,7 @@ describe("analyseVideo on a sign filmed in the scene", () => {
 describe("analyseVideo on a line sliding in over the frame's edge", () => {
   it("starts erasing on the first frame a sliver of it shows, not when most of it is in", async () => {
     const slide = [
-      `fontfile=${FONT_FILE}`,
-      "text='NEW DROP TODAY'",
-      "fontsize=40",
-      "fontcolor=white",
-      "borderw=3",
-      "x='-text_w+(t-0.4)*w*0.9'",
-      "y=150",
+      ...whiteText("NEW DROP TODAY", 40, 3, "'-text_w+(t-0.4)*w*0.9'", "150"),
       "enable='gte(t,0.4)'",
     ].join(":");
     const clip = file("slide.mp4");
