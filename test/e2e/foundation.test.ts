@@ -1,8 +1,7 @@
-import { execSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendantsOf, npmRun, type RunningStack, startStack } from "../helpers/stack";
+import { descendantsOf, isRunning, processTable } from "../helpers/process-tree";
+import { npmRun, type RunningStack, startStack } from "../helpers/stack";
 
 let stack: RunningStack;
 
@@ -99,20 +98,13 @@ describe("npm start, the admin CLI and /v1/account on the real local stack", () 
 
   it("stops every child on SIGTERM", async () => {
     // Only this stack's own processes: the workerd tests of the other projects may run meanwhile.
-    const started = descendantsOf(stack.pid);
+    const started = await descendantsOf(stack.pid);
     expect(started.length).toBeGreaterThan(2); // wrangler, workerd, the GPU worker at least
     await stack.stop();
-    // A process that exited but is not reaped yet (a zombie, state Z) is gone for this purpose.
-    const alive = (pid: number) => {
-      try {
-        return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-      } catch {
-        return false;
-      }
-    };
-    expect(started.filter(alive)).toEqual([]);
-    const left = execSync(`ps -eo args`).toString().split("\n");
-    expect(left.filter((line) => line.includes(`--port ${stack.port}`))).toEqual([]);
+    const table = await processTable();
+    expect(started.filter((entry) => isRunning(table.get(entry.pid)))).toEqual([]);
+    const left = [...table.values()].filter(isRunning).map((entry) => entry.args);
+    expect(left.filter((args) => args.includes(`--port ${stack.port}`))).toEqual([]);
     const health = await fetch(`http://127.0.0.1:${stack.workerPort}/health`).catch(() => null);
     expect(health).toBeNull();
   });

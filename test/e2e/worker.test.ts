@@ -1,4 +1,4 @@
-import { execFileSync, execSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { JOB_STAGES, JOB_STATUSES } from "../../edge/schemas/jobs";
 import { createOcrEngine } from "../../gpu-worker/engine/ocr/ocr";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeCaptionedClip } from "../fixtures/media";
+import { isRunning, processTable } from "../helpers/process-tree";
 import { cliWorkspace, type RunningStack, startStack } from "../helpers/stack";
 
 const PORT = 18827;
@@ -45,7 +46,8 @@ async function follow(
   id: string,
   done: (job: Job) => boolean,
   seen: Job[] = [],
-  timeoutMs = 180_000,
+  // Under the file's 120 s test timeout, so a stuck job fails with what was last seen.
+  timeoutMs = 100_000,
 ): Promise<Job> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -219,15 +221,15 @@ describe("the GPU worker runs jobs end to end on npm start", () => {
     expect(await credits()).toBe(start);
     // Within 5 s the worker has stopped: nothing of this job on disk, no ffmpeg working on it.
     const deadline = Date.now() + 5000;
-    const leftovers = () =>
+    const leftovers = async () =>
       (existsSync(WORKER_DIR) ? readdirSync(WORKER_DIR) : []).filter((name) => name.startsWith(job.id))
         .length +
-      execSync("ps -eo args")
-        .toString()
-        .split("\n")
-        .filter((line) => line.includes("ffmpeg") && line.includes(job.id)).length;
-    while (leftovers() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(leftovers()).toBe(0);
+      [...(await processTable()).values()].filter(
+        (entry) => isRunning(entry) && entry.command.startsWith("ffmpeg") && entry.args.includes(job.id),
+      ).length;
+    while ((await leftovers()) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await leftovers()).toBe(0);
     expect((await call<Job>("GET", `/v1/jobs/${job.id}`)).status).toBe("canceled");
   });
 
@@ -241,7 +243,7 @@ describe("the GPU worker runs jobs end to end on npm start", () => {
     expect(done.status).toBe("succeeded");
     expect(seen.some((state) => state.stage === "retrying")).toBe(true);
     expect(await credits()).toBe(start - done.credits);
-  });
+  }, 300_000);
 
   it("a truncated file fails with unreadable_video and its credits come back", async () => {
     const start = await credits();

@@ -72,9 +72,11 @@ describe("plan gate", () => {
     },
   );
 
-  it("a growth workspace passes the gate", async () => {
+  it("a growth workspace passes the gate: the same requests reach their handlers", async () => {
     const { api_key } = await createWorkspace({ plan: "growth" });
-    const response = await api("/v1/no-such-endpoint", { key: api_key });
-    await expectError(response, 404, "resource_not_found");
+    expect((await api("/v1/jobs", { key: api_key })).status).toBe(200);
+    await expectError(await api("/v1/jobs", { method: "POST", key: api_key }), 400, "invalid_parameter");
+    await expectError(await api("/v1/uploads", { method: "POST", key: api_key }), 400, "invalid_parameter");
+    await expectError(await api("/v1/jobs/job_x", { key: api_key }), 404, "job_not_found");
   });
 });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { admin, api, createWorkspace, expectError, expectStandardHeaders } from "./helpers";
 
@@ -10,6 +11,25 @@ describe("error envelope", () => {
     expectStandardHeaders(response);
     const outside = await api("/not-v1");
     await expectError(outside, 404, "resource_not_found");
+  });
+
+  it("answers an unexpected failure with 500 api_error internal_error in the envelope, saying nothing inside", async () => {
+    const { api_key } = await createWorkspace();
+    // Provoked for real: the jobs table is moved away under the running Worker, then put back.
+    await env.DB.exec("ALTER TABLE jobs RENAME TO jobs_moved_away");
+    try {
+      const response = await api("/v1/jobs", { key: api_key });
+      const body = await expectError(response, 500, "internal_error");
+      expect(body.error.type).toBe("api_error");
+      expect(body.error.request_id).toBe(response.headers.get("X-Request-Id"));
+      expect(body.error.message).toBe(
+        "Something went wrong on our side. Retry with the same Idempotency-Key.",
+      );
+      expectStandardHeaders(response);
+    } finally {
+      await env.DB.exec("ALTER TABLE jobs_moved_away RENAME TO jobs");
+    }
+    expect((await api("/v1/jobs", { key: api_key })).status).toBe(200);
   });
 
   it("answers invalid JSON with 400 invalid_json and never a stack trace", async () => {

@@ -101,12 +101,17 @@ export interface UploadAnswer {
   expires_at: string;
 }
 
-/** Creates an upload slot and, unless told otherwise, sends the fixture's bytes to it. */
-export async function uploadFixture(key: string, name: string, send = true): Promise<UploadAnswer> {
+/** Creates an upload slot and, unless told otherwise, sends the fixture's bytes to it, declared as `contentType`. */
+export async function uploadFixture(
+  key: string,
+  name: string,
+  send = true,
+  contentType = name.endsWith(".mov") ? "video/quicktime" : "video/mp4",
+): Promise<UploadAnswer> {
   const bytes = await fixtureBytes(name);
   const created = await postJson("/v1/uploads", key, {
     filename: name,
-    content_type: name.endsWith(".mov") ? "video/quicktime" : "video/mp4",
+    content_type: contentType,
     size_bytes: bytes.length,
   });
   if (created.status !== 201) throw new Error(`upload create: ${created.status} ${await created.text()}`);

@@ -83,6 +83,25 @@ describe("POST /v1/jobs from an upload", () => {
     expect((await balance(api_key)).total).toBe(500);
   });
 
+  it("takes a video of exactly 15 minutes (900 s), the longest allowed; 901 s is refused below", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 5000 });
+    const upload = await uploadFixture(api_key, "fifteen-minutes.mp4");
+    const job = await createJob(api_key, { upload_id: upload.id });
+    expect(job).toMatchObject({ input: { duration_seconds: 900 }, credits: 2250 });
+  });
+
+  it("takes a video_url of exactly 2,000,000,000 bytes and refuses one byte more with 413", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const atLimit = await createJob(api_key, { video_url: fixtureUrl("faststart.mp4", "claims/2000000000") });
+    expect(atLimit.input.size_bytes).toBe(2_000_000_000);
+    await expectError(
+      await postJson("/v1/jobs", api_key, { video_url: fixtureUrl("faststart.mp4", "claims/2000000001") }),
+      413,
+      "video_too_large",
+    );
+    expect((await balance(api_key)).total).toBe(1000 - atLimit.credits);
+  });
+
   it.each([
     ["not-a-video.mp4", 422, "unsupported_format"],
     ["truncated.mp4", 422, "unreadable_video"],

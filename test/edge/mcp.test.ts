@@ -158,6 +158,32 @@ describe("/mcp in the Worker", () => {
     await client.close();
   });
 
+  it("wait_for_job wakes when the job ends: a cancel during the wait returns the canceled job", async () => {
+    const { api_key } = await createWorkspace();
+    const client = await connect(api_key);
+    const created = await call(client, "create_job", { video_url: fixtureUrl("clip.mp4") });
+    const { id } = created.structuredContent as { id: string };
+    let waiting: () => void = () => undefined;
+    const firstProgress = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    // Asked to wait up to 300 s, it must answer within the client's 20 s request timeout (or reject).
+    const waited = client.callTool(
+      { name: "wait_for_job", arguments: { job_id: id, timeout_seconds: 300 } },
+      undefined,
+      {
+        onprogress: () => waiting(),
+        timeout: 20_000,
+      },
+    ) as Promise<CallToolResult>;
+    await firstProgress; // the wait has seen the job queued
+    expect((await api(`/v1/jobs/${id}/cancel`, { method: "POST", key: api_key })).status).toBe(200);
+    const answer = await waited;
+    expect(answer.structuredContent).toMatchObject({ id, status: "canceled", credits_refunded: true });
+    expect(answer.content[0]).not.toMatchObject({ text: expect.stringContaining("Still not finished") });
+    await client.close();
+  });
+
   it("applies the /v1 plan gate per tool: a starter workspace gets the account, not jobs", async () => {
     const { api_key } = await createWorkspace({ plan: "starter" });
     const client = await connect(api_key);

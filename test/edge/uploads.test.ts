@@ -2,6 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { localSignedStorage } from "../../edge/storage/local-signed";
 import {
+  createJob,
   createWorkspace,
   expectError,
   expectStandardHeaders,
@@ -54,6 +55,14 @@ describe("POST /v1/uploads", () => {
     expect((await postJson("/v1/uploads", api_key, { ...valid, size_bytes: 2_000_000_000 })).status).toBe(
       201,
     );
+  });
+
+  it("takes video/x-m4v, the spec's third type: the PUT with that type is stored and a job is made from it", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const upload = await uploadFixture(api_key, "clip.mp4", true, "video/x-m4v");
+    expect(upload.headers["Content-Type"]).toBe("video/x-m4v");
+    const job = await createJob(api_key, { upload_id: upload.id });
+    expect(job).toMatchObject({ status: "queued", input: { filename: "clip.mp4" } });
   });
 
   it("refuses a body that is not JSON with 400 invalid_json", async () => {

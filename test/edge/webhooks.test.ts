@@ -4,7 +4,16 @@ import type { Env } from "../../edge/env";
 import { handleWebhookMessage, type WebhookMessage } from "../../edge/webhooks/delivery";
 import { RETRY_DELAYS_SECONDS } from "../../edge/webhooks/schedule";
 import { signatureHeader, verifyWebhook, WebhookVerificationError } from "../../edge/webhooks/signature";
-import { api, createJob, createWorkspace, expectError, fixtureUrl, postJson } from "./helpers";
+import {
+  api,
+  claim,
+  createJob,
+  createWorkspace,
+  expectError,
+  fixtureUrl,
+  internal,
+  postJson,
+} from "./helpers";
 
 const hookUrl = (mode: string, id: string) => fixtureUrl(id, `hook/${mode}`);
 
@@ -182,12 +191,14 @@ describe("webhook delivery", () => {
       expect(next.delaySeconds).toBeLessThanOrEqual(12 * 3600);
       message = next.body;
     }
-    RETRY_DELAYS_SECONDS.slice(0, delays.length).forEach((base, i) => {
+    // All nine retries happened, each on its delay: a schedule cut short must fail here.
+    expect(delays).toHaveLength(RETRY_DELAYS_SECONDS.length);
+    RETRY_DELAYS_SECONDS.forEach((base, i) => {
       expect(delays[i]).toBeGreaterThanOrEqual(Math.floor(base * 0.9));
       expect(delays[i]).toBeLessThanOrEqual(Math.ceil(base * 1.1));
     });
     const log = await attempts(api_key, eventId);
-    expect(log.length).toBe(delays.length + 1);
+    expect(log.length).toBe(RETRY_DELAYS_SECONDS.length + 1);
     expect(log.every((a) => a.response_status === null && a.error?.includes("timed out"))).toBe(true);
     // Three days of failures switch the endpoint off.
     const endpoint = await (await api("/v1/webhook_endpoint", { key: api_key })).json();
@@ -289,6 +300,58 @@ describe("webhook delivery", () => {
     }
     const canceled = JSON.parse(got.find((r) => r.body.includes("job.canceled"))?.body as string);
     expect(canceled.data.object).toMatchObject({ id: job.id, status: "canceled", credits_refunded: true });
+  });
+
+  it("job.failed arrives signed through the real queue when a worker reports the job failed, refunded", async () => {
+    const { api_key, signing_secret } = await workspaceWithHook("ok", "failed-1");
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    expect((await claim(job.id)).status).toBe(200);
+    const failure = { worker_id: "w1", outcome: "failed", code: "unreadable_video", message: "bad frames" };
+    expect((await internal(`/jobs/${job.id}/complete`, failure)).status).toBe(200);
+    let got: Received[] = [];
+    for (let i = 0; i < 50 && got.length < 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      got = await received("failed-1");
+    }
+    expect(got).toHaveLength(1);
+    const [delivery] = got as [Received];
+    await verifyWebhook({
+      payload: delivery.body,
+      header: delivery.headers["service-signature"] as string,
+      secret: signing_secret,
+    });
+    const event = JSON.parse(delivery.body);
+    expect(event).toMatchObject({
+      object: "event",
+      type: "job.failed",
+      id: delivery.headers["service-event-id"],
+    });
+    expect(event.data.object).toMatchObject({
+      id: job.id,
+      status: "failed",
+      credits_refunded: true,
+      error: { code: "unreadable_video" },
+    });
+    const listed = await (await api("/v1/events", { key: api_key })).json<{
+      data: Array<{ id: string; type: string }>;
+    }>();
+    expect(listed.data.find((listedEvent) => listedEvent.id === event.id)?.type).toBe("job.failed");
+  });
+
+  it("a 2xx other than 200 (here 202) acknowledges a delivery: delivered, not retried", async () => {
+    const { api_key, eventId } = await workspaceWithEvent("accepted", "accepted-1");
+    const { env: recording, sent } = recordingEnv();
+    await handleWebhookMessage(
+      recording,
+      { event_id: eventId, attempt: 1, not_before: Date.now() },
+      Date.now(),
+    );
+    expect(sent).toEqual([]);
+    expect((await attempts(api_key, eventId)).map((a) => a.response_status)).toEqual([202]);
+    const events = await (await api("/v1/events", { key: api_key })).json<{
+      data: Array<{ id: string; delivery: { status: string } }>;
+    }>();
+    expect(events.data.find((e) => e.id === eventId)?.delivery.status).toBe("delivered");
   });
 
   it("redelivers an event on request (here one made before the endpoint was set)", async () => {

@@ -63,6 +63,17 @@ function drawtext(caption: Caption, frames: [number, number], outline = "black")
   return `drawtext=${options.join(":")}`;
 }
 
+/** drawtext's options for white outlined text in the test font, placed at x, y (expressions). */
+const whiteText = (text: string, size: number, outline: number, x: string, y: string) => [
+  `fontfile=${FONT_FILE}`,
+  `text='${text}'`,
+  `fontsize=${size}`,
+  "fontcolor=white",
+  `borderw=${outline}`,
+  `x=${x}`,
+  `y=${y}`,
+];
+
 async function ffmpeg(args: string[]): Promise<Buffer> {
   const { stdout } = await run("ffmpeg", ["-hide_banner", "-v", "error", "-y", ...args], {
     encoding: "buffer",
@@ -71,11 +82,12 @@ async function ffmpeg(args: string[]): Promise<Buffer> {
   return stdout;
 }
 
-/** A pan with captions on the given frames, AAC audio, H.264 as ads arrive. */
+/** A pan with captions on the given frames (none: the same pan bare), AAC audio, H.264 as ads arrive. */
 async function makeClip(file: string, seconds: number, captions: Array<[Caption, [number, number]]>) {
-  const overlays = captions.map(([caption, frames]) => drawtext(caption, frames)).join(",");
+  const overlays = captions.map(([caption, frames]) => drawtext(caption, frames));
+  const video = [PAN, `trim=end_frame=${seconds * FPS}`, "format=yuv420p", ...overlays].join(",");
   await ffmpeg([
-    ...["-f", "lavfi", "-i", `${PAN},trim=end_frame=${seconds * FPS},format=yuv420p,${overlays}`],
+    ...["-f", "lavfi", "-i", video],
     ...["-f", "lavfi", "-t", String(seconds), "-i", "sine=frequency=440:sample_rate=48000"],
     ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", "-c:a", "aac"],
     file,
@@ -116,13 +128,17 @@ const inside = (area: Rect, x: number, y: number) =>
 const overlaps = (a: Rect, b: Rect) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
-/** Sum of squared differences and sample count of two RGB frames, outside `area` (everywhere without one). */
-function squaredError(a: Uint8Array, b: Uint8Array, area?: Rect): { squared: number; samples: number } {
+/** Sum of squared differences and sample count of two RGB frames, over the pixels `counts` takes. */
+function squaredError(
+  a: Uint8Array,
+  b: Uint8Array,
+  counts: (x: number, y: number) => boolean,
+): { squared: number; samples: number } {
   let squared = 0;
   let samples = 0;
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
-      if (area && inside(area, x, y)) continue;
+      if (!counts(x, y)) continue;
       for (let c = (y * WIDTH + x) * 3, end = c + 3; c < end; c++)
         squared += ((a[c] as number) - (b[c] as number)) ** 2;
       samples += 3;
@@ -185,6 +201,7 @@ beforeAll(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), "clean-test-"));
   ocr = await createOcrEngine();
   await makeClip(file("caption.mp4"), 3, [[SALE, SALE_FRAMES]]);
+  await makeClip(file("caption-free.mp4"), 3, []);
   await makeClip(file("two-captions.mp4"), 2, [
     [WAIT, [0, 49]],
     [SALE, [0, 49]],
@@ -223,18 +240,28 @@ describe("cleanVideo on a panning clip with a caption", () => {
     }
   });
 
-  it("leaves the rest of the picture as it was, and frames without the caption near-identical", async () => {
-    const outside = { squared: 0, samples: 0 };
-    const captionFree = { squared: 0, samples: 0 };
+  it("leaves the rest of the picture as it was on every frame, and frames without the caption near-identical", async () => {
+    // Frame by frame: one badly changed frame must not average away over the other 74.
     for await (const [index, before, after] of framePairs(file("caption.mp4"), file("caption-clean.mp4"))) {
       const withCaption = index >= SALE_FRAMES[0] && index <= SALE_FRAMES[1];
-      const error = squaredError(before, after, withCaption ? area : undefined);
-      const sum = withCaption ? outside : captionFree;
-      sum.squared += error.squared;
-      sum.samples += error.samples;
+      const counts = withCaption ? (x: number, y: number) => !inside(area, x, y) : () => true;
+      expect(psnr(squaredError(before, after, counts)), `frame ${index}`).toBeGreaterThanOrEqual(40);
     }
-    expect(psnr(outside)).toBeGreaterThanOrEqual(40);
-    expect(psnr(captionFree)).toBeGreaterThanOrEqual(40);
+  });
+
+  it("fills the caption's area with what the same pan without the caption shows there, on every frame", async () => {
+    let compared = 0;
+    for await (const [index, bare, after] of framePairs(
+      file("caption-free.mp4"),
+      file("caption-clean.mp4"),
+    )) {
+      if (index < SALE_FRAMES[0] || index > SALE_FRAMES[1]) continue;
+      const filled = psnr(squaredError(bare, after, (x, y) => inside(area, x, y)));
+      // About 38 dB borrowed from neighbouring frames here; a spatial smear of the whole area is 21 dB.
+      expect(filled, `frame ${index}`).toBeGreaterThanOrEqual(30);
+      compared++;
+    }
+    expect(compared).toBe(SALE_FRAMES[1] - SALE_FRAMES[0] + 1);
   });
 
   it("keeps the frame count, frame rate, duration and the audio packets", async () => {
@@ -252,6 +279,7 @@ describe("cleanVideo on a panning clip with a caption", () => {
 
 describe("analyseVideo", () => {
   it("reads a caption that stays on screen once, not again on every sample that sees it", async () => {
+    // The caption is on every frame of this clip, so no sample is read to find where it starts or ends.
     const isSale = (text: string) => editDistance(normalise(text), "SALE50%OFF") <= 2;
     let saleReads = 0;
     const counting: OcrEngine = {
@@ -262,27 +290,45 @@ describe("analyseVideo", () => {
         return lines;
       },
     };
-    const analysis = await analyseVideo(file("caption.mp4"), await probeVideo(file("caption.mp4")), {
-      ocr: counting,
-    });
+    const clip = file("two-captions.mp4");
+    const analysis = await analyseVideo(clip, await probeVideo(clip), { ocr: counting });
     const caption = analysis.tracks.find(({ text }) => isSale(text));
     expect(caption, JSON.stringify(analysis.tracks.map(({ text }) => text))).toBeDefined();
     expect(caption?.erase).toBe(true);
     expect(caption?.track.detections.length).toBeGreaterThanOrEqual(3);
-    expect(saleReads).toBeLessThan(caption?.track.detections.length ?? 0);
+    expect(saleReads).toBe(1);
+  });
+});
+
+describe("analyseVideo on a sign filmed in the scene", () => {
+  it("keeps a sign that pans with the background and erases the caption over the same shot", async () => {
+    // The sign is drawn on the picture before the camera's crop, so it moves with the scene.
+    const sign = whiteText("OPEN 24 HOURS", 36, 2, "320", "330").join(":");
+    const filmed = PAN.replace(",crop=", `,drawtext=${sign},crop=`);
+    const clip = file("scene-sign.mp4");
+    await ffmpeg([
+      ...[
+        "-f",
+        "lavfi",
+        "-i",
+        `${filmed},trim=end_frame=${2 * FPS},format=yuv420p,${drawtext(SALE, [0, 49])}`,
+      ],
+      ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", clip],
+    ]);
+    const analysis = await analyseVideo(clip, await probeVideo(clip), { ocr });
+    const texts = JSON.stringify(analysis.tracks.map(({ text, erase }) => ({ text, erase })));
+    const signTrack = analysis.tracks.find(({ text }) => editDistance(normalise(text), "OPEN24HOURS") <= 2);
+    const caption = analysis.tracks.find(({ text }) => editDistance(normalise(text), "SALE50%OFF") <= 2);
+    expect(signTrack, texts).toBeDefined();
+    expect(signTrack?.erase, texts).toBe(false);
+    expect(caption?.erase, texts).toBe(true);
   });
 });
 
 describe("analyseVideo on a line sliding in over the frame's edge", () => {
   it("starts erasing on the first frame a sliver of it shows, not when most of it is in", async () => {
     const slide = [
-      `fontfile=${FONT_FILE}`,
-      "text='NEW DROP TODAY'",
-      "fontsize=40",
-      "fontcolor=white",
-      "borderw=3",
-      "x='-text_w+(t-0.4)*w*0.9'",
-      "y=150",
+      ...whiteText("NEW DROP TODAY", 40, 3, "'-text_w+(t-0.4)*w*0.9'", "150"),
       "enable='gte(t,0.4)'",
     ].join(":");
     const clip = file("slide.mp4");
@@ -411,14 +457,17 @@ async function outputsOf(output: string): Promise<string[]> {
 }
 
 describe("npm run clean --json", () => {
-  const clean = (...args: string[]) =>
-    run("npm", ["run", "-s", "clean", "--", ...args, "--json"], { cwd: REPO_ROOT }).catch(
-      (error: { stdout: string }) => error,
+  /** The command's exit code and output: a failing run is answered, not thrown, and its code kept. */
+  const clean = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    run("npm", ["run", "-s", "clean", "--", ...args, "--json"], { cwd: REPO_ROOT }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
     );
 
   it("prints one JSON line with the summary", async () => {
     await makeClip(file("short.mp4"), 1, [[SALE, [0, 24]]]);
-    const { stdout } = await clean(file("short.mp4"), "-o", file("short-clean.mp4"));
+    const { code, stdout } = await clean(file("short.mp4"), "-o", file("short-clean.mp4"));
+    expect(code).toBe(0);
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ output: file("short-clean.mp4"), frames: 25 });
@@ -426,7 +475,8 @@ describe("npm run clean --json", () => {
 
   it("prints one JSON line with the error code when the input is no video", async () => {
     await writeFile(file("notes.mp4"), "not a video\n".repeat(20));
-    const { stdout } = await clean(file("notes.mp4"), "-o", file("notes-clean.mp4"));
+    const { code, stdout } = await clean(file("notes.mp4"), "-o", file("notes-clean.mp4"));
+    expect(code).toBe(1);
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ error: { code: "unsupported_format" } });
@@ -435,7 +485,7 @@ describe("npm run clean --json", () => {
   it("prints its usage for --help, and usage with exit code 2 (no stack trace) for an unknown option", async () => {
     const help = await run("npm", ["run", "-s", "clean", "--", "--help"], { cwd: REPO_ROOT });
     expect(help.stdout).toMatch(/^usage: clean INPUT -o OUTPUT/);
-    const wrong = (await clean("--bogus", "x.mp4")) as { code?: number; stderr: string };
+    const wrong = await clean("--bogus", "x.mp4");
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/Unknown option '--bogus'[\s\S]*usage: clean/);
     expect(wrong.stderr).not.toMatch(/\n\s+at /);

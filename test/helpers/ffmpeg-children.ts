@@ -1,12 +1,12 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { descendantsOf, isRunning } from "./process-tree";
 
-/** The ffmpeg and ffprobe processes this test process started that are still running. */
-export async function ffmpegChildren(): Promise<string[]> {
-  const { stdout } = await promisify(execFile)("ps", ["-o", "comm=", "--ppid", String(process.pid)]).catch(
-    () => ({ stdout: "" }),
-  );
-  return stdout
-    .split("\n")
+/**
+ * The ffmpeg and ffprobe processes still running anywhere below this test process (children,
+ * grandchildren: a shell or a worker in between hides nothing). Throws when it cannot look.
+ */
+export async function ffmpegChildren(rootPid = process.pid, procDir = "/proc"): Promise<string[]> {
+  return (await descendantsOf(rootPid, procDir))
+    .filter(isRunning)
+    .map((entry) => entry.command)
     .filter((command) => command.startsWith("ffmpeg") || command.startsWith("ffprobe"));
 }

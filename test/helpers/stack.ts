@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -92,26 +92,6 @@ export async function startStack(
       return stopped;
     },
   };
-}
-
-/** Every process below `pid` now (children, grandchildren, …), from the process table. */
-export function descendantsOf(pid: number): number[] {
-  const rows = execFileSync("ps", ["-eo", "pid=,ppid="])
-    .toString()
-    .trim()
-    .split("\n")
-    .map((row) => row.trim().split(/\s+/).map(Number) as [number, number]);
-  const found: number[] = [];
-  const parents = [pid];
-  while (parents.length > 0) {
-    const parent = parents.pop();
-    for (const [child, ppid] of rows)
-      if (ppid === parent) {
-        found.push(child);
-        parents.push(child);
-      }
-  }
-  return found;
 }
 
 /** Runs `npm run -s <script> -- args` against a stack and returns stdout, stderr and the exit code. */

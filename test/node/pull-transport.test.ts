@@ -62,6 +62,8 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
   let runs: { job: ClaimedJob; finish: () => void }[];
   let source: PullJobSource | undefined;
   let config: WorkerConfig;
+  /** How often the pull loop has looked at the busy slots. */
+  let slotChecks = 0;
 
   beforeEach(async () => {
     standIn = new QueuesPullStandIn("acc_1", "queue_1", TOKEN);
@@ -101,6 +103,14 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
       new EdgeClient(config),
       (job) => new Promise<void>((resolve) => runs.push({ job, finish: resolve })),
     );
+    // Each turn of the pull loop reads how many slots are busy: counting the reads counts the turns.
+    const busy = Object.getOwnPropertyDescriptor(JobIntake.prototype, "busy")?.get;
+    Object.defineProperty(intake, "busy", {
+      get() {
+        slotChecks++;
+        return busy?.call(intake);
+      },
+    });
     source = new PullJobSource(settings, intake, (entry) => logs.push(entry));
     await source.start();
   }
@@ -146,7 +156,9 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
     await waitFor(() => runs.length === 1);
     const second = standIn.send({ job_id: "job_second", workspace_id: "ws_1" });
     const pullsWhileBusy = standIn.pulls().length;
-    await sleep(200); // ten pull intervals
+    // Ten turns of the loop that found every slot busy, however slowly this machine runs them.
+    const checks = slotChecks;
+    await waitFor(() => slotChecks >= checks + 10);
     expect(standIn.pulls().length).toBe(pullsWhileBusy);
     expect(second.attempts).toBe(0);
 
