@@ -1,4 +1,5 @@
-import { tmpdir } from "node:os";
+import { randomUUID } from "node:crypto";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 
 /** Cloudflare Queues' HTTP pull consumer (production transport). */
@@ -25,7 +26,7 @@ export interface WorkerConfig {
   slots: number;
   /** Where jobs keep their temporary files; emptied at start. */
   workDir: string;
-  /** This process's name in leases. */
+  /** This process's name in leases and logs: unique per process (leases themselves go by token). */
   workerId: string;
   /** Local mode: source URLs may be loopback only (the same policy as the edge's). */
   local: boolean;
@@ -63,7 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     workerSecret: env.WORKER_SECRET ?? "",
     slots: Math.max(1, Number(env.GPU_WORKER_SLOTS ?? 1)),
     workDir: env.GPU_WORKER_DIR ?? path.join(tmpdir(), `adclean-worker-${port}`),
-    workerId: env.GPU_WORKER_ID ?? `worker-${port}-${process.pid}`,
+    // In a container every process is PID 1 and many share a port: a random part tells them apart.
+    workerId: `${env.GPU_WORKER_ID ?? hostname()}-${randomUUID().slice(0, 8)}`,
     local: (env.ENVIRONMENT ?? "local") === "local",
     transport,
     ...(transport === "pull" ? { pull: pullSettings(env) } : {}),

@@ -94,6 +94,7 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     return outcome;
   } finally {
     timing.end(outcome);
+    client.forget(job.id);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -162,7 +162,10 @@ const emptyRowFields = {
   errorCode: null,
   errorMessage: null,
   leaseOwner: null,
+  leaseToken: null,
   leaseExpiresAt: null,
+  progressedAt: null,
+  dispatchPending: false,
   startedAt: null,
   finishedAt: null,
 };

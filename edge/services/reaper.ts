@@ -64,14 +64,21 @@ export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): 
         storage,
         job.id,
         { status: "failed", code: "worker_lost", message },
-        job.leaseOwner ?? "",
+        job.leaseToken ?? "",
       );
       if (done.changed) report.failed++;
       continue;
     }
     const [requeued] = await db
       .update(jobs)
-      .set({ status: "queued", stage: "retrying", leaseOwner: null, leaseExpiresAt: null, updatedAt: nowMs })
+      .set({
+        status: "queued",
+        stage: "retrying",
+        leaseOwner: null,
+        leaseToken: null,
+        leaseExpiresAt: null,
+        updatedAt: nowMs,
+      })
       .where(and(eq(jobs.id, job.id), inArray(jobs.status, RUNNING_STATUSES), lt(jobs.leaseExpiresAt, nowMs)))
       .returning({ id: jobs.id });
     if (requeued) {

@@ -26,6 +26,11 @@ function fakeEdge(answers: Map<string, string>, claims: string[]): Server {
       response.writeHead(503).end();
       return;
     }
+    if (reason === "wrong_secret") {
+      response.writeHead(401, { "Content-Type": "application/json" });
+      response.end(JSON.stringify({ error: { code: "invalid_api_key" } }));
+      return;
+    }
     response.writeHead(reason === "claimed" ? 200 : 409, { "Content-Type": "application/json" });
     response.end(
       JSON.stringify(
@@ -211,6 +216,25 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
       expect.objectContaining({ event: "job_offer_failed", job_id: "job_stranded" }),
     );
   }, 20_000);
+
+  it("a claim refused with 401 (wrong WORKER_SECRET) is a counted retry heading for the dead letters, never a busy wait", async () => {
+    answers.set("job_locked_out", "wrong_secret");
+    const message = standIn.send({ job_id: "job_locked_out", workspace_id: "ws_1" });
+    await startSource();
+    await waitFor(() => standIn.acks().length === 1);
+    // Not published again as a fresh message (which would loop for ever with its credits held):
+    // the pulled message is retried, so its attempts count towards the dead-letter queue.
+    expect(standIn.publishes()).toEqual([]);
+    expect(standIn.acks()[0]?.body).toEqual({
+      acks: [],
+      retries: [{ lease_id: expect.any(String), delay_seconds: 10 }],
+    });
+    expect(standIn.messages).toEqual([expect.objectContaining({ id: message.id, attempts: 1 })]);
+    expect(claims).toEqual(["job_locked_out"]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: "job_offer_failed", job_id: "job_locked_out" }),
+    );
+  });
 
   it("acks an unreadable message instead of retrying it for ever", async () => {
     standIn.messages.push({
