@@ -16,6 +16,21 @@ export interface PullSettings {
   intervalMs: number;
 }
 
+/** How long a source may take to download, and how slowly it may send (README, Configuration). */
+export interface DownloadLimits {
+  /** The whole download, resumes included, ends within this. */
+  deadlineMs: number;
+  /** The source must send at least this many bytes a second, over each window of rateWindowMs. */
+  minBytesPerSecond: number;
+  rateWindowMs: number;
+}
+
+/** Every stage of a job must end within baseMs plus perVideoSecondMs for each second of video. */
+export interface StageBudgets {
+  baseMs: number;
+  perVideoSecondMs: number;
+}
+
 /** The GPU worker's settings, from the environment (README, Configuration). */
 export interface WorkerConfig {
   port: number;
@@ -34,6 +49,8 @@ export interface WorkerConfig {
   transport: "push" | "pull";
   /** Set when transport is pull. */
   pull?: PullSettings;
+  download: DownloadLimits;
+  stageBudgets: StageBudgets;
 }
 
 const PULL_REQUIRED = ["CF_ACCOUNT_ID", "CF_QUEUE_ID", "CF_API_TOKEN"] as const;
@@ -69,5 +86,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     local: (env.ENVIRONMENT ?? "local") === "local",
     transport,
     ...(transport === "pull" ? { pull: pullSettings(env) } : {}),
+    download: {
+      deadlineMs: Number(env.GPU_WORKER_DOWNLOAD_DEADLINE_MS ?? 900_000),
+      minBytesPerSecond: Number(env.GPU_WORKER_DOWNLOAD_MIN_BYTES_PER_SECOND ?? 262_144),
+      rateWindowMs: Number(env.GPU_WORKER_DOWNLOAD_RATE_WINDOW_MS ?? 30_000),
+    },
+    stageBudgets: {
+      baseMs: Number(env.GPU_WORKER_STAGE_BUDGET_MS ?? 900_000),
+      perVideoSecondMs: Number(env.GPU_WORKER_STAGE_BUDGET_PER_VIDEO_SECOND_MS ?? 20_000),
+    },
   };
 }

@@ -6,6 +6,7 @@ import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client"
 import type { CleanVideo } from "./engine-contract";
 import type { JobOutcome, WorkerMetrics } from "./metrics";
 import { ProgressReporter } from "./progress";
+import { StageClock, StageOverrunError, stageBudgetMs } from "./stage-budget";
 import { uploadResult } from "./upload";
 
 /** Codes a customer can act on; anything else is our fault and says so. */
@@ -14,6 +15,7 @@ const CUSTOMER_CODES = new Set([
   "unsupported_format",
   "video_too_large",
   "url_not_allowed",
+  "download_too_slow",
 ]);
 
 function failureOf(error: unknown): { code: string; message: string } {
@@ -38,7 +40,8 @@ export interface RunnerDeps {
 /**
  * Runs one claimed job end to end: download, clean, upload the result, complete. A cancel seen in
  * a progress answer aborts everything within moments (ffmpeg children killed by the engine's
- * AbortSignal), uploads nothing and leaves no temporary file. Failures are reported with a code.
+ * AbortSignal), uploads nothing and leaves no temporary file. So does a stage that runs past its
+ * time budget, and the job is then failed (processing_timeout). Failures are reported with a code.
  */
 export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutcome> {
   const { config, client, clean } = deps;
@@ -51,10 +54,14 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     stopReason = reason;
     controller.abort(new Error(reason));
   });
+  const clock = new StageClock(stageBudgetMs(config.stageBudgets, job.input.duration_seconds), (overrun) =>
+    controller.abort(overrun),
+  );
   await mkdir(dir, { recursive: true });
   const timing = deps.metrics.startJob();
   const update = (stage: string, fraction: number) => {
     timing.enter(stage);
+    clock.enter(stage);
     reporter.update(stage, fraction);
   };
   let outcome: JobOutcome = "failed";
@@ -62,7 +69,14 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     const input = path.join(dir, "input.mp4");
     const output = path.join(dir, "clean.mp4");
     update("downloading", 0);
-    await downloadSource(job.source.url, input, { local: config.local, signal: controller.signal });
+    // Without a Content-Length the size the edge read at creation stands in.
+    const sizeHint = job.input.size_bytes ?? Number.POSITIVE_INFINITY;
+    await downloadSource(job.source.url, input, {
+      local: config.local,
+      limits: config.download,
+      signal: controller.signal,
+      onProgress: (bytes, expected) => update("downloading", bytes / (expected ?? sizeHint)),
+    });
     const engineStarted = performance.now();
     const summary = await clean(input, output, {
       texts: job.texts,
@@ -82,17 +96,24 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     return outcome;
   } catch (error) {
     reporter.stop();
-    if (controller.signal.aborted || error instanceof LeaseLostError) {
+    // A stage past its budget aborts like a cancel does, but the job fails: its slot is given back.
+    const reason: unknown = controller.signal.reason;
+    const overrun = reason instanceof StageOverrunError ? reason : null;
+    if (!overrun && (controller.signal.aborted || error instanceof LeaseLostError)) {
       log({ event: "job_stopped", job_id: job.id, reason: String(controller.signal.reason ?? error) });
       outcome = stopReason;
       return outcome;
     }
+    const cause = overrun ?? error;
     const failure =
-      error instanceof DownloadError ? { code: error.code, message: error.message } : failureOf(error);
+      cause instanceof StageOverrunError || cause instanceof DownloadError
+        ? { code: cause.code, message: cause.message }
+        : failureOf(cause);
     log({ event: "job_failed", job_id: job.id, code: failure.code, error: String(error) });
     await client.fail(job.id, failure.code, failure.message).catch(() => undefined);
     return outcome;
   } finally {
+    clock.stop();
     timing.end(outcome);
     client.forget(job.id);
     await rm(dir, { recursive: true, force: true });
