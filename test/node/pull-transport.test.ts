@@ -181,6 +181,26 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
     expect(runs).toEqual([]);
   });
 
+  it("waiting jobs cost one message each, however many busy rounds they wait", async () => {
+    const waiting = ["job_w1", "job_w2", "job_w3"];
+    for (const jobId of waiting) {
+      answers.set(jobId, "workspace_busy");
+      standIn.send({ job_id: jobId, workspace_id: "ws_1" });
+    }
+    await startSource(3);
+    for (let round = 1; round <= 4; round++) {
+      await waitFor(() => claims.length === waiting.length * round);
+      await waitFor(() => standIn.acks().length === round && standIn.publishes().length === 3 * round);
+      const bodies = standIn.messages.map(
+        (message) => (JSON.parse(message.body) as { job_id: string }).job_id,
+      );
+      expect(bodies.sort()).toEqual(waiting);
+      // The 5 s busy delay passes at once: the next round starts.
+      for (const message of standIn.messages) message.visibleAt = 0;
+    }
+    expect(runs).toEqual([]);
+  });
+
   it("when publishing fails, the busy job's message is retried with a delay instead", async () => {
     answers.set("job_waits", "workspace_busy");
     standIn.failPublishing = true;
