@@ -2,9 +2,10 @@ import { createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { safeFetch } from "../edge/lib/url-policy";
+import { safeFetch, UrlNotAllowedError } from "../edge/lib/url-policy";
 import type { DownloadLimits } from "./config";
 import { type DownloadWatchdog, SlowSourceError, watchDownload } from "./download-watchdog";
+import { type Resolver, sourceUrlPolicy } from "./pinned-fetch";
 
 /** 2,000,000,000 bytes (spec, Limits): a source that grows past it is cut off. */
 export const MAX_SOURCE_BYTES = 2_000_000_000;
@@ -27,6 +28,8 @@ export interface DownloadOptions {
   maxBytes?: number;
   /** Bytes on disk so far, and the whole file's size when the server said it. */
   onProgress?: (bytes: number, expected: number | null) => void;
+  /** Resolves host names for the URL check and the connections (default: the system's; tests stub it). */
+  resolve?: Resolver;
 }
 
 interface BodyTarget {
@@ -56,8 +59,9 @@ async function appendBody(response: Response, target: BodyTarget) {
 }
 
 /**
- * Streams a source URL to disk (never into memory), through the same address policy as the edge.
- * A connection that drops mid-file is resumed with a Range request from the bytes already on disk.
+ * Streams a source URL to disk (never into memory), through the same address policy as the edge,
+ * with every connection made only to addresses checked as it is made (pinned-fetch.ts). A
+ * connection that drops mid-file is resumed with a Range request from the bytes already on disk.
  * The whole download keeps to the limits (deadline, minimum rate): past them it ends with
  * download_too_slow.
  */
@@ -68,6 +72,7 @@ export async function downloadSource(url: string, file: string, options: Downloa
   } catch (error) {
     const reason: unknown = watchdog.signal.reason;
     if (reason instanceof SlowSourceError) throw new DownloadError("download_too_slow", reason.message);
+    if (error instanceof UrlNotAllowedError) throw new DownloadError("url_not_allowed", error.message);
     throw error;
   } finally {
     watchdog.end();
@@ -81,6 +86,7 @@ async function downloadWithin(
   watchdog: DownloadWatchdog,
 ): Promise<number> {
   const maxBytes = options.maxBytes ?? MAX_SOURCE_BYTES;
+  const policy = sourceUrlPolicy(options.local, options.resolve);
   let expected: number | null = null;
   for (let attempt = 0; attempt <= RESUME_ATTEMPTS; attempt++) {
     const have =
@@ -91,7 +97,7 @@ async function downloadWithin(
             () => 0,
           );
     const headers: Record<string, string> = have > 0 ? { Range: `bytes=${have}-` } : {};
-    const response = await safeFetch(url, { signal: watchdog.signal, headers }, { local: options.local });
+    const response = await safeFetch(url, { signal: watchdog.signal, headers }, policy);
     if (!response.ok) {
       await response.body?.cancel();
       throw new DownloadError(
