@@ -1,7 +1,7 @@
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { WorkerConfig } from "./config";
-import { DownloadError, downloadSource } from "./download";
+import { DownloadError, downloadSource, MAX_SOURCE_BYTES } from "./download";
 import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client";
 import type { CleanVideo } from "./engine-contract";
 import type { JobOutcome, WorkerMetrics } from "./metrics";
@@ -69,8 +69,9 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     const input = path.join(dir, "input.mp4");
     const output = path.join(dir, "clean.mp4");
     update("downloading", 0);
-    // Without a Content-Length the size the edge read at creation stands in.
-    const sizeHint = job.input.size_bytes ?? Number.POSITIVE_INFINITY;
+    // Without a Content-Length the size the edge read at creation stands in, else the largest
+    // source: progress still moves with every byte, which keeps the lease.
+    const sizeHint = job.input.size_bytes ?? MAX_SOURCE_BYTES;
     await downloadSource(job.source.url, input, {
       local: config.local,
       limits: config.download,
