@@ -23,6 +23,8 @@ export interface Env {
   GPU_WORKER_URL?: string;
   /** Seconds a worker's claim on a job lasts without a heartbeat (default 60). */
   LEASE_SECONDS?: string;
+  /** Seconds a running job may go without progress before heartbeats stop extending its lease (default 300). */
+  LEASE_STALL_SECONDS?: string;
   /** How long a webhook receiver may take to answer (default 15000). */
   WEBHOOK_TIMEOUT_MS?: string;
   /** Results larger than this many bytes are uploaded in parts (default 64 MiB). */

@@ -5,6 +5,7 @@ import { JOBS_QUEUE_PREFIX, type JobMessage } from "./services/dispatch";
 import { pushJobsToWorker } from "./services/job-push";
 import { runScheduledTasks } from "./services/scheduled";
 import { deliverWebhooks, WEBHOOKS_QUEUE_PREFIX } from "./webhooks/consumer";
+import { deadLetteredWebhooks } from "./webhooks/dead-letters";
 import type { WebhookMessage } from "./webhooks/delivery";
 
 export { WorkspaceObject } from "./workspace/workspace-object";
@@ -17,9 +18,11 @@ export default {
     ctx.waitUntil(runScheduledTasks(env, Date.now()));
   },
   async queue(batch, env) {
+    const deadLetters = batch.queue.endsWith("-dlq");
     if (batch.queue.startsWith(WEBHOOKS_QUEUE_PREFIX)) {
-      await deliverWebhooks(env, batch as MessageBatch<WebhookMessage>);
-    } else if (batch.queue.endsWith("-dlq")) {
+      const webhooks = batch as MessageBatch<WebhookMessage>;
+      await (deadLetters ? deadLetteredWebhooks(env, webhooks) : deliverWebhooks(env, webhooks));
+    } else if (deadLetters) {
       await deadLetteredJobs(env, batch as MessageBatch<JobMessage>);
     } else if (batch.queue.startsWith(JOBS_QUEUE_PREFIX)) {
       await pushJobsToWorker(env, batch as MessageBatch<JobMessage>);

@@ -1,4 +1,5 @@
-import { tmpdir } from "node:os";
+import { randomUUID } from "node:crypto";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 
 /** Cloudflare Queues' HTTP pull consumer (production transport). */
@@ -15,6 +16,21 @@ export interface PullSettings {
   intervalMs: number;
 }
 
+/** How long a source may take to download, and how slowly it may send (README, Configuration). */
+export interface DownloadLimits {
+  /** The whole download, resumes included, ends within this. */
+  deadlineMs: number;
+  /** The source must send at least this many bytes a second, over each window of rateWindowMs. */
+  minBytesPerSecond: number;
+  rateWindowMs: number;
+}
+
+/** Every stage of a job must end within baseMs plus perVideoSecondMs for each second of video. */
+export interface StageBudgets {
+  baseMs: number;
+  perVideoSecondMs: number;
+}
+
 /** The GPU worker's settings, from the environment (README, Configuration). */
 export interface WorkerConfig {
   port: number;
@@ -25,7 +41,7 @@ export interface WorkerConfig {
   slots: number;
   /** Where jobs keep their temporary files; emptied at start. */
   workDir: string;
-  /** This process's name in leases. */
+  /** This process's name in leases and logs: unique per process (leases themselves go by token). */
   workerId: string;
   /** Local mode: source URLs may be loopback only (the same policy as the edge's). */
   local: boolean;
@@ -33,6 +49,8 @@ export interface WorkerConfig {
   transport: "push" | "pull";
   /** Set when transport is pull. */
   pull?: PullSettings;
+  download: DownloadLimits;
+  stageBudgets: StageBudgets;
 }
 
 const PULL_REQUIRED = ["CF_ACCOUNT_ID", "CF_QUEUE_ID", "CF_API_TOKEN"] as const;
@@ -63,9 +81,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     workerSecret: env.WORKER_SECRET ?? "",
     slots: Math.max(1, Number(env.GPU_WORKER_SLOTS ?? 1)),
     workDir: env.GPU_WORKER_DIR ?? path.join(tmpdir(), `adclean-worker-${port}`),
-    workerId: env.GPU_WORKER_ID ?? `worker-${port}-${process.pid}`,
+    // In a container every process is PID 1 and many share a port: a random part tells them apart.
+    workerId: `${env.GPU_WORKER_ID ?? hostname()}-${randomUUID().slice(0, 8)}`,
     local: (env.ENVIRONMENT ?? "local") === "local",
     transport,
     ...(transport === "pull" ? { pull: pullSettings(env) } : {}),
+    download: {
+      deadlineMs: Number(env.GPU_WORKER_DOWNLOAD_DEADLINE_MS ?? 900_000),
+      minBytesPerSecond: Number(env.GPU_WORKER_DOWNLOAD_MIN_BYTES_PER_SECOND ?? 262_144),
+      rateWindowMs: Number(env.GPU_WORKER_DOWNLOAD_RATE_WINDOW_MS ?? 30_000),
+    },
+    stageBudgets: {
+      baseMs: Number(env.GPU_WORKER_STAGE_BUDGET_MS ?? 900_000),
+      perVideoSecondMs: Number(env.GPU_WORKER_STAGE_BUDGET_PER_VIDEO_SECOND_MS ?? 20_000),
+    },
   };
 }

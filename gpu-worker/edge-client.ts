@@ -1,4 +1,5 @@
 import type { WorkerConfig } from "./config";
+import type { WorkerMetrics } from "./metrics";
 
 /** A job as the edge hands it over on claim (edge/services/leases.ts, ClaimedJob). */
 export interface ClaimedJob {
@@ -14,6 +15,8 @@ export interface ClaimedJob {
     size_bytes: number | null;
   };
   source: { type: "upload" | "url"; url: string };
+  /** Presented on every later call about the job: without it the edge treats a call as not this lease's. */
+  lease_token: string;
   lease_expires_at: string;
 }
 
@@ -44,18 +47,51 @@ export interface UploadedPart {
   etag: string;
 }
 
+/** The edge says the job is not this worker's (any more): its lease was lost, or the job ended. */
 export class LeaseLostError extends Error {
   override name = "LeaseLostError";
 }
 
+/**
+ * The edge refused a call for another reason: a wrong WORKER_SECRET (401), a request it could not
+ * read (400), or its own fault (5xx after the retries). Never read as "not yours": it is logged and
+ * counted, and the job ends the loud way (failed, retried, dead-lettered), not quietly dropped.
+ */
+export class EdgeRefusedError extends Error {
+  override name = "EdgeRefusedError";
+  constructor(
+    readonly path: string,
+    readonly status: number,
+  ) {
+    super(`the edge refused ${path} with HTTP ${status}`);
+  }
+}
+
+export interface EdgeClientObservers {
+  log?: (entry: Record<string, unknown>) => void;
+  metrics?: Pick<WorkerMetrics, "edgeRefused">;
+}
+
 const RETRIES = 4;
 
-/** The edge's internal API, as the worker uses it. Network errors and 5xx are retried with backoff. */
+/**
+ * The edge's internal API, as the worker uses it. Network errors and 5xx are retried with backoff.
+ * The lease token a claim answers with is sent with every later call about that job.
+ */
 export class EdgeClient {
-  constructor(private readonly config: WorkerConfig) {}
+  private readonly leaseTokens = new Map<string, string>();
 
-  private async post(path: string, body: unknown): Promise<Response> {
+  constructor(
+    private readonly config: WorkerConfig,
+    private readonly observers: EdgeClientObservers = {},
+  ) {}
+
+  private async post(jobId: string, action: string, body: object): Promise<Response> {
+    const path = `/jobs/${jobId}/${action}`;
+    const leaseToken = this.leaseTokens.get(jobId);
+    // What the last try ended with: a network error, or the edge's 5xx status.
     let lastError: unknown;
+    let lastStatus: number | undefined;
     for (let attempt = 0; attempt <= RETRIES; attempt++) {
       try {
         const response = await fetch(`${this.config.edgeUrl}/internal${path}`, {
@@ -64,66 +100,96 @@ export class EdgeClient {
             Authorization: `Bearer ${this.config.workerSecret}`,
             "Content-Type": "application/json",
           },
-          body: JSON.stringify({ worker_id: this.config.workerId, ...(body as object) }),
+          body: JSON.stringify({
+            worker_id: this.config.workerId,
+            ...(leaseToken ? { lease_token: leaseToken } : {}),
+            ...body,
+          }),
           signal: AbortSignal.timeout(15_000),
         });
         if (response.status < 500) return response;
-        lastError = new Error(`edge answered ${response.status}`);
+        await response.body?.cancel();
+        lastStatus = response.status;
       } catch (error) {
         lastError = error;
+        lastStatus = undefined;
       }
       await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
     }
-    throw lastError;
+    throw lastStatus === undefined ? lastError : this.refused(path, lastStatus);
   }
 
-  /** 409 answers carry why the job cannot be taken: finished, leased, workspace_busy, canceled, lease_lost. */
-  private static async refusal(response: Response): Promise<string> {
+  /** Records a refusal loudly (log line and metric) and returns the error to throw. */
+  private refused(path: string, status: number): EdgeRefusedError {
+    const error = new EdgeRefusedError(path, status);
+    this.observers.log?.({ event: "edge_refused", path, status });
+    this.observers.metrics?.edgeRefused(status);
+    return error;
+  }
+
+  /**
+   * Why the job is not this worker's, when the answer says so: a 409 with a reason (finished,
+   * leased, workspace_busy, canceled, lease_lost, not_found) or a 404 job_not_found. Null for any
+   * other answer.
+   */
+  private static async notYours(response: Response): Promise<string | null> {
+    if (response.status !== 409 && response.status !== 404) return null;
     const body = (await response.json().catch(() => ({}))) as { error?: { reason?: string; code?: string } };
-    return body.error?.reason ?? body.error?.code ?? `http_${response.status}`;
+    if (response.status === 409) return body.error?.reason ?? null;
+    return body.error?.code === "job_not_found" ? "not_found" : null;
+  }
+
+  /** The answer when it is a 2xx; LeaseLostError when the job is not ours; EdgeRefusedError otherwise. */
+  private async accepted(jobId: string, action: string, body: object): Promise<Response> {
+    const response = await this.post(jobId, action, body);
+    if (response.ok) return response;
+    const reason = await EdgeClient.notYours(response);
+    if (reason !== null) throw new LeaseLostError(reason);
+    throw this.refused(`/jobs/${jobId}/${action}`, response.status);
   }
 
   async claim(jobId: string): Promise<ClaimOutcome> {
-    const response = await this.post(`/jobs/${jobId}/claim`, {});
-    if (response.ok) return { claimed: (await response.json()) as ClaimedJob };
-    return { refused: await EdgeClient.refusal(response) };
+    try {
+      const claimed = (await (await this.accepted(jobId, "claim", {})).json()) as ClaimedJob;
+      this.leaseTokens.set(jobId, claimed.lease_token);
+      return { claimed };
+    } catch (error) {
+      if (error instanceof LeaseLostError) return { refused: error.message };
+      throw error;
+    }
+  }
+
+  /** The run of a claimed job ended: its token is of no more use. */
+  forget(jobId: string): void {
+    this.leaseTokens.delete(jobId);
   }
 
   /** Reports progress (the heartbeat); resolves to true when the job was canceled. */
   async progress(jobId: string, stage: string, progress: number): Promise<boolean> {
-    const response = await this.post(`/jobs/${jobId}/progress`, { stage, progress });
-    if (!response.ok) throw new LeaseLostError(await EdgeClient.refusal(response));
+    const response = await this.accepted(jobId, "progress", { stage, progress });
     return ((await response.json()) as { canceled: boolean }).canceled;
   }
 
   async resultTarget(jobId: string, sizeBytes: number): Promise<ResultTarget> {
-    const response = await this.post(`/jobs/${jobId}/result-target`, { size_bytes: sizeBytes });
-    if (!response.ok) throw new LeaseLostError(await EdgeClient.refusal(response));
+    const response = await this.accepted(jobId, "result-target", { size_bytes: sizeBytes });
     return (await response.json()) as ResultTarget;
   }
 
   /** Joins the uploaded parts into the result object. */
   async completeResult(jobId: string, uploadId: string, parts: UploadedPart[]): Promise<void> {
-    const response = await this.post(`/jobs/${jobId}/result-complete`, { upload_id: uploadId, parts });
-    if (!response.ok) throw new LeaseLostError(await EdgeClient.refusal(response));
+    await this.accepted(jobId, "result-complete", { upload_id: uploadId, parts });
   }
 
   /** Drops the parts of an upload that will not be completed. */
   async abortResult(jobId: string, uploadId: string): Promise<void> {
-    const response = await this.post(`/jobs/${jobId}/result-abort`, { upload_id: uploadId });
-    if (!response.ok) throw new Error(`result abort refused: HTTP ${response.status}`);
+    await this.accepted(jobId, "result-abort", { upload_id: uploadId });
   }
 
   async succeed(jobId: string, resultSizeBytes: number): Promise<void> {
-    const response = await this.post(`/jobs/${jobId}/complete`, {
-      outcome: "succeeded",
-      result_size_bytes: resultSizeBytes,
-    });
-    if (!response.ok) throw new LeaseLostError(await EdgeClient.refusal(response));
+    await this.accepted(jobId, "complete", { outcome: "succeeded", result_size_bytes: resultSizeBytes });
   }
 
   async fail(jobId: string, code: string, message: string): Promise<void> {
-    const response = await this.post(`/jobs/${jobId}/complete`, { outcome: "failed", code, message });
-    if (!response.ok) throw new LeaseLostError(await EdgeClient.refusal(response));
+    await this.accepted(jobId, "complete", { outcome: "failed", code, message });
   }
 }

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     encoder_reason: video.reason,
   });
   const metrics = new WorkerMetrics(config.slots);
-  const client = new EdgeClient(config);
+  const client = new EdgeClient(config, { log, metrics });
   const deps: RunnerDeps = {
     config,
     client,

@@ -48,6 +48,7 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 export class WorkerMetrics {
   private readonly outcomes = new Map<JobOutcome, number>(OUTCOMES.map((outcome) => [outcome, 0]));
   private readonly stages = new Map<string, { sum: number; count: number }>();
+  private readonly edgeRefusals = new Map<number, number>();
   private running = 0;
   private framesTotal = 0;
   private lastFps: number | undefined;
@@ -89,6 +90,11 @@ export class WorkerMetrics {
     };
   }
 
+  /** The edge refused a call with this status (a wrong WORKER_SECRET, its own fault): alert on it. */
+  edgeRefused(status: number): void {
+    this.edgeRefusals.set(status, (this.edgeRefusals.get(status) ?? 0) + 1);
+  }
+
   async render(): Promise<string> {
     const gpus = await this.gpuMemory();
     const families = [
@@ -114,6 +120,12 @@ export class WorkerMetrics {
       family("adclean_worker_frames_total", "counter", "Video frames the engine has made.", [
         { value: this.framesTotal },
       ]),
+      family(
+        "adclean_worker_edge_refusals_total",
+        "counter",
+        "Calls the edge refused other than 'not yours' (401 wrong WORKER_SECRET, 400, 5xx), by status.",
+        [...this.edgeRefusals].map(([status, value]) => ({ labels: { status: String(status) }, value })),
+      ),
     ];
     if (this.lastFps !== undefined) {
       families.push(

@@ -70,7 +70,8 @@ export class ProgressReporter {
         if (await this.client.progress(this.jobId, stage, Math.min(progress, 0.999))) this.halt("canceled");
       } catch (error) {
         if (error instanceof LeaseLostError) this.halt("lease_lost");
-        // A network blip: the next report or heartbeat tries again.
+        // A network blip or another refusal (the client logged and counted it): the next report
+        // or heartbeat tries again, and a lease that runs out meanwhile is the reaper's to retry.
       }
     });
   }

@@ -2,11 +2,12 @@ import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { admitPriced } from "./admission";
 import type { WorkerConfig } from "./config";
-import { DownloadError, downloadSource } from "./download";
+import { DownloadError, downloadSource, MAX_SOURCE_BYTES } from "./download";
 import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client";
 import type { CleanVideo } from "./engine-contract";
 import type { JobOutcome, WorkerMetrics } from "./metrics";
 import { ProgressReporter } from "./progress";
+import { StageClock, StageOverrunError, stageBudgetMs } from "./stage-budget";
 import { uploadResult } from "./upload";
 
 /** Codes a customer can act on; anything else is our fault and says so. */
@@ -16,6 +17,7 @@ const CUSTOMER_CODES = new Set([
   "video_too_large",
   "url_not_allowed",
   "limit_exceeded",
+  "download_too_slow",
 ]);
 
 function failureOf(error: unknown): { code: string; message: string } {
@@ -40,7 +42,8 @@ export interface RunnerDeps {
 /**
  * Runs one claimed job end to end: download, clean, upload the result, complete. A cancel seen in
  * a progress answer aborts everything within moments (ffmpeg children killed by the engine's
- * AbortSignal), uploads nothing and leaves no temporary file. Failures are reported with a code.
+ * AbortSignal), uploads nothing and leaves no temporary file. So does a stage that runs past its
+ * time budget, and the job is then failed (processing_timeout). Failures are reported with a code.
  */
 export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutcome> {
   const { config, client, clean } = deps;
@@ -53,10 +56,14 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     stopReason = reason;
     controller.abort(new Error(reason));
   });
+  const clock = new StageClock(stageBudgetMs(config.stageBudgets, job.input.duration_seconds), (overrun) =>
+    controller.abort(overrun),
+  );
   await mkdir(dir, { recursive: true });
   const timing = deps.metrics.startJob();
   const update = (stage: string, fraction: number) => {
     timing.enter(stage);
+    clock.enter(stage);
     reporter.update(stage, fraction);
   };
   let outcome: JobOutcome = "failed";
@@ -64,7 +71,15 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     const input = path.join(dir, "input.mp4");
     const output = path.join(dir, "clean.mp4");
     update("downloading", 0);
-    await downloadSource(job.source.url, input, { local: config.local, signal: controller.signal });
+    // Without a Content-Length the size the edge read at creation stands in, else the largest
+    // source: progress still moves with every byte, which keeps the lease.
+    const sizeHint = job.input.size_bytes ?? MAX_SOURCE_BYTES;
+    await downloadSource(job.source.url, input, {
+      local: config.local,
+      limits: config.download,
+      signal: controller.signal,
+      onProgress: (bytes, expected) => update("downloading", bytes / (expected ?? sizeHint)),
+    });
     const engineStarted = performance.now();
     const summary = await clean(input, output, {
       admit: admitPriced(job.input),
@@ -85,18 +100,26 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     return outcome;
   } catch (error) {
     reporter.stop();
-    if (controller.signal.aborted || error instanceof LeaseLostError) {
+    // A stage past its budget aborts like a cancel does, but the job fails: its slot is given back.
+    const reason: unknown = controller.signal.reason;
+    const overrun = reason instanceof StageOverrunError ? reason : null;
+    if (!overrun && (controller.signal.aborted || error instanceof LeaseLostError)) {
       log({ event: "job_stopped", job_id: job.id, reason: String(controller.signal.reason ?? error) });
       outcome = stopReason;
       return outcome;
     }
+    const cause = overrun ?? error;
     const failure =
-      error instanceof DownloadError ? { code: error.code, message: error.message } : failureOf(error);
+      cause instanceof StageOverrunError || cause instanceof DownloadError
+        ? { code: cause.code, message: cause.message }
+        : failureOf(cause);
     log({ event: "job_failed", job_id: job.id, code: failure.code, error: String(error) });
     await client.fail(job.id, failure.code, failure.message).catch(() => undefined);
     return outcome;
   } finally {
+    clock.stop();
     timing.end(outcome);
+    client.forget(job.id);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -65,7 +65,9 @@ export function createWorkerServer({ config, intake, metrics }: WorkerHttpDeps):
         const { status, body } = await intake.offer(jobId);
         send(status, body);
       } catch (error) {
-        send(503, { busy: `offer failed: ${String(error)}` });
+        // Not a busy answer: the claim failed (edge refused or unreachable). The queue's counted retry
+        // follows, so a job that can never be claimed reaches the dead letters (failed, refunded).
+        send(502, { error: `offer failed: ${String(error)}` });
       }
       return;
     }

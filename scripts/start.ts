@@ -117,7 +117,7 @@ function startLocalCron(baseUrl: string, adminToken: string): void {
 
 /**
  * Local queues live in wrangler dev's memory, so a restart loses the messages of queued jobs: they
- * are sent again now (the reaper would only after 15 minutes). Cloudflare's queues keep them.
+ * are sent again now (the reaper resends only messages whose send failed). Cloudflare's queues keep them.
  */
 async function redispatchQueuedJobs(baseUrl: string, adminToken: string): Promise<void> {
   const response = await fetch(`${baseUrl}/admin/jobs/redispatch`, {

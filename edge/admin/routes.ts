@@ -125,13 +125,13 @@ export const adminRoutes = new Hono<AppBindings>()
   // The cron trigger's work on demand: `npm start` ticks it with this locally.
   .post("/scheduled/run", async (c) => c.json(await runScheduledTasks(c.env, Date.now())))
   // Local queues live in wrangler dev's memory: `npm start` calls this once ready, so the queued
-  // jobs of a stopped stack are sent again at once, not after the reaper's 15 minutes.
+  // jobs of a stopped stack are sent again (the reaper resends only messages whose send failed).
   .post("/jobs/redispatch", async (c) => {
     const now = Date.now();
     let redispatched = 0;
     // Each batch marks its jobs touched at `now`, so the next one finds only the rest.
     for (;;) {
-      const sent = await redispatchQueued(c.env, now, 0);
+      const sent = await redispatchQueued(c.env, now);
       if (sent === 0) break;
       redispatched += sent;
     }

@@ -115,7 +115,13 @@ export const jobs = sqliteTable(
     errorMessage: text("error_message"),
     attempts: integer("attempts").notNull().default(0),
     leaseOwner: text("lease_owner"),
+    /** The current claim's secret: every later call of the worker must present it. */
+    leaseToken: text("lease_token"),
     leaseExpiresAt: integer("lease_expires_at"),
+    /** When the running job last moved (claim, new stage, higher progress): heartbeats alone do not. */
+    progressedAt: integer("progressed_at"),
+    /** The queue send of its message failed: the reaper sends it again. */
+    dispatchPending: integer("dispatch_pending", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),
@@ -145,11 +151,15 @@ export const events = sqliteTable(
     deliveryStatus: text("delivery_status").notNull().default("pending"),
     deliveryAttempts: integer("delivery_attempts").notNull().default(0),
     deliveredAt: integer("delivered_at"),
+    /** When the attempt on the webhooks queue is due; null while none is known to be there. */
+    nextAttemptAt: integer("next_attempt_at"),
   },
   (table) => [
     index("events_workspace_created").on(table.workspaceId, table.createdAt),
     // Exactly one terminal event per job and type.
     uniqueIndex("events_job_type").on(table.jobId, table.type),
+    // The scheduled sweep's read: pending events whose attempt is not on the queue.
+    index("events_delivery_due").on(table.deliveryStatus, table.nextAttemptAt),
   ],
 );
 

@@ -16,19 +16,24 @@ import { mediaStorage } from "../storage/media-storage";
 import { resultTarget } from "./result-upload";
 
 const workerId = z.string().min(1).max(100);
+/** The token the claim answered with; a call without the current one is not this lease's. */
+const leaseToken = z.string().min(1).max(100);
 const ProgressBody = z.object({
   worker_id: workerId,
+  lease_token: leaseToken,
   stage: z.enum(WORKER_STAGES),
   progress: z.number().min(0).max(1),
 });
 const CompleteBody = z.discriminatedUnion("outcome", [
   z.object({
     worker_id: workerId,
+    lease_token: leaseToken,
     outcome: z.literal("succeeded"),
     result_size_bytes: z.number().int().min(1),
   }),
   z.object({
     worker_id: workerId,
+    lease_token: leaseToken,
     outcome: z.literal("failed"),
     code: z.string().min(1).max(64),
     message: z.string().min(1).max(1000),
@@ -38,6 +43,7 @@ const CompleteBody = z.discriminatedUnion("outcome", [
 const uploadId = z.string().min(1).max(1024);
 const ResultCompleteBody = z.object({
   worker_id: workerId,
+  lease_token: leaseToken,
   upload_id: uploadId,
   parts: z
     .array(z.object({ part_number: z.number().int().min(1).max(10_000), etag: z.string().min(1).max(200) }))
@@ -54,14 +60,10 @@ function refusal(reason: string) {
   return Response.json({ error: { code: "job_not_claimable", reason } }, { status: 409 });
 }
 
-/** The job, if this worker still holds its lease. */
-async function leasedJob(
-  env: AppBindings["Bindings"],
-  jobId: string,
-  worker: string,
-): Promise<JobRow | null> {
+/** The job, if the lease with this token still holds it. */
+async function leasedJob(env: AppBindings["Bindings"], jobId: string, token: string): Promise<JobRow | null> {
   const [row] = await database(env.DB).select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
-  return row && row.leaseOwner === worker ? row : null;
+  return row?.leaseToken && (await constantTimeEqual(row.leaseToken, token)) ? row : null;
 }
 
 /**
@@ -92,7 +94,13 @@ export const internalRoutes = new Hono<AppBindings>()
   })
   .post("/jobs/:id/progress", async (c) => {
     const body = await parseJsonBody(c, ProgressBody);
-    const result = await reportProgress(c.env, c.req.param("id"), body.worker_id, body.stage, body.progress);
+    const result = await reportProgress(
+      c.env,
+      c.req.param("id"),
+      body.lease_token,
+      body.stage,
+      body.progress,
+    );
     if (!result.ok) return refusal(result.reason);
     if (result.canceled) return c.json({ canceled: true });
     return c.json({ canceled: false, lease_expires_at: new Date(result.leaseExpiresAt).toISOString() });
@@ -102,6 +110,7 @@ export const internalRoutes = new Hono<AppBindings>()
       c,
       z.object({
         worker_id: workerId,
+        lease_token: leaseToken,
         size_bytes: z
           .number()
           .int()
@@ -109,14 +118,14 @@ export const internalRoutes = new Hono<AppBindings>()
           .max(MAX_FILE_BYTES * 2),
       }),
     );
-    const row = await leasedJob(c.env, c.req.param("id"), body.worker_id);
+    const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
     if (!row) return refusal("lease_lost");
     const storage = mediaStorage(c.env, new URL(c.req.url).origin);
     return c.json(await resultTarget(c.env, storage, resultKey(row), body.size_bytes));
   })
   .post("/jobs/:id/result-complete", async (c) => {
     const body = await parseJsonBody(c, ResultCompleteBody);
-    const row = await leasedJob(c.env, c.req.param("id"), body.worker_id);
+    const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
     if (!row) return refusal("lease_lost");
     const parts = body.parts.map((part) => ({ partNumber: part.part_number, etag: part.etag }));
     await mediaStorage(c.env, new URL(c.req.url).origin).completeMultipart(
@@ -141,7 +150,7 @@ export const internalRoutes = new Hono<AppBindings>()
   .post("/jobs/:id/complete", async (c) => {
     const body = await parseJsonBody(c, CompleteBody);
     const jobId = c.req.param("id");
-    const row = await leasedJob(c.env, jobId, body.worker_id);
+    const row = await leasedJob(c.env, jobId, body.lease_token);
     if (!row) {
       const [current] = await database(c.env.DB)
         .select({ status: jobs.status })
@@ -164,7 +173,7 @@ export const internalRoutes = new Hono<AppBindings>()
     } else {
       finish = { status: "failed", code: body.code, message: body.message };
     }
-    const done = await finishJob(c.env, storage, jobId, finish, body.worker_id);
+    const done = await finishJob(c.env, storage, jobId, finish, body.lease_token);
     if (!done.changed) return refusal(done.row.status === "canceled" ? "canceled" : "lease_lost");
     return c.json({ status: done.row.status });
   });

@@ -242,6 +242,16 @@ function checkAddressKind(kind: AddressKind, local: boolean): void {
   throw new UrlNotAllowedError(kind === "public" ? MESSAGES.localOnly : MESSAGES.privateAddress);
 }
 
+/**
+ * Checks an address a name resolved to, at the moment of connecting (the GPU worker's lookup hook):
+ * public only in production, loopback only in local mode.
+ */
+export function checkResolvedAddress(address: string, local: boolean): void {
+  const kind = classifyAddress(address);
+  if (kind === null) throw new UrlNotAllowedError(MESSAGES.privateAddress);
+  checkAddressKind(kind, local);
+}
+
 function isLocalhostName(name: string): boolean {
   return name === "localhost" || name.endsWith(".localhost");
 }
@@ -289,8 +299,10 @@ async function resolveWithDoh(hostname: string): Promise<string[]> {
 }
 
 /**
- * Production check of a DNS name. The name is resolved again by fetch itself, so a DNS server that answers
- * differently the second time (rebinding) is not caught here; this check stops every plain case.
+ * Production check of a DNS name. In the Worker, fetch resolves the name again itself and workerd offers
+ * no lookup hook, so a DNS server that answers differently the second time (rebinding) is not caught
+ * there (README, Security review). The GPU worker closes that gap: its connections resolve through a
+ * lookup that checks each address again (gpu-worker/pinned-fetch.ts).
  */
 async function checkPublicName(
   name: string,

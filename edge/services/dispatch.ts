@@ -1,3 +1,6 @@
+import { eq } from "drizzle-orm";
+import { database } from "../db/client";
+import { jobs } from "../db/schema";
 import type { Env } from "../env";
 
 /** Statuses of a job that is not finished; analyzing and processing count as running. */
@@ -14,8 +17,9 @@ export interface JobMessage {
 }
 
 /**
- * Sends a job to the GPU workers. A failed send is logged, not thrown: the job row stays queued
- * and the scheduled reaper sends it again.
+ * Sends a job to the GPU workers. A failed send is logged, not thrown: the job is marked
+ * dispatch_pending and the scheduled reaper sends it again. Nothing else marks a job for sending
+ * again, so a job waiting in the queue, however long, has one message.
  */
 export async function dispatchJob(env: Env, message: JobMessage, delaySeconds = 0): Promise<void> {
   try {
@@ -29,5 +33,6 @@ export async function dispatchJob(env: Env, message: JobMessage, delaySeconds = 
         error: String(error),
       }),
     );
+    await database(env.DB).update(jobs).set({ dispatchPending: true }).where(eq(jobs.id, message.job_id));
   }
 }

@@ -23,20 +23,20 @@ export interface Finished {
 /**
  * The one way a job ends. The conditional UPDATE lets exactly one caller move an unfinished job
  * to its terminal status (cancel racing completion: one wins, the other sees the result); only
- * that caller settles or refunds the credits and records the event. `leaseOwner` makes a worker's
- * completion count only while it still holds the job.
+ * that caller settles or refunds the credits and records the event. `leaseToken` makes a worker's
+ * completion (or the reaper's verdict on a lease) count only while that lease still holds the job.
  */
 export async function finishJob(
   env: Env,
   storage: MediaStorage,
   jobId: string,
   finish: Finish,
-  leaseOwner?: string,
+  leaseToken?: string,
 ): Promise<Finished> {
   const db = database(env.DB);
   const now = Date.now();
   const conditions = [eq(jobs.id, jobId), inArray(jobs.status, ACTIVE_STATUSES)];
-  if (leaseOwner !== undefined) conditions.push(eq(jobs.leaseOwner, leaseOwner));
+  if (leaseToken !== undefined) conditions.push(eq(jobs.leaseToken, leaseToken));
   const [moved] = await db
     .update(jobs)
     .set({
@@ -45,6 +45,7 @@ export async function finishJob(
       finishedAt: now,
       updatedAt: now,
       leaseOwner: null,
+      leaseToken: null,
       leaseExpiresAt: null,
       ...(finish.status === "succeeded"
         ? { progress: 1, resultKey: finish.resultKey, resultSizeBytes: finish.resultSizeBytes }

@@ -1,6 +1,3 @@
-import { and, eq } from "drizzle-orm";
-import { database } from "../db/client";
-import { jobs } from "../db/schema";
 import type { Env } from "../env";
 import { BUSY_RETRY_SECONDS } from "../lib/busy-retry";
 import type { JobMessage } from "./dispatch";
@@ -33,8 +30,7 @@ export async function pushJobsToWorker(env: Env, batch: MessageBatch<JobMessage>
  * A busy answer (no free slot, or the workspace at its concurrent_jobs limit) is waiting, not a
  * failure: a fresh message replaces this one, so waiting never uses up the queue's retries and a
  * long backlog never reaches the dead-letter queue. Only when that send fails does the message
- * fall back to a counted retry. The job is marked touched: its message is alive, so the reaper's
- * redispatch of lost messages leaves it alone instead of adding a second copy.
+ * fall back to a counted retry.
  */
 async function offerAgainLater(env: Env, message: Message<JobMessage>): Promise<void> {
   try {
@@ -42,10 +38,5 @@ async function offerAgainLater(env: Env, message: Message<JobMessage>): Promise<
     message.ack();
   } catch {
     message.retry({ delaySeconds: BUSY_RETRY_SECONDS });
-    return;
   }
-  await database(env.DB)
-    .update(jobs)
-    .set({ updatedAt: Date.now() })
-    .where(and(eq(jobs.id, message.body.job_id), eq(jobs.status, "queued")));
 }

@@ -183,7 +183,10 @@ const emptyRowFields = {
   errorCode: null,
   errorMessage: null,
   leaseOwner: null,
+  leaseToken: null,
   leaseExpiresAt: null,
+  progressedAt: null,
+  dispatchPending: false,
   startedAt: null,
   finishedAt: null,
 };

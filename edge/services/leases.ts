@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { database } from "../db/client";
 import { jobs } from "../db/schema";
 import type { Env } from "../env";
+import { randomToken } from "../lib/ids";
 import type { Job } from "../schemas/jobs";
 import type { MediaStorage } from "../storage/media-storage";
 import { TERMINAL_STATUSES } from "./dispatch";
@@ -13,6 +14,13 @@ import { findWorkspace } from "./workspaces";
 export function leaseMs(env: Env): number {
   return Number(env.LEASE_SECONDS ?? 60) * 1000;
 }
+/**
+ * A running job whose stage and progress have not moved for this long (LEASE_STALL_SECONDS, default
+ * 300) stops getting its lease extended: heartbeats alone cannot hold a worker slot for ever.
+ */
+export function stallMs(env: Env): number {
+  return Number(env.LEASE_STALL_SECONDS ?? 300) * 1000;
+}
 /** Runs of one job before it fails for good (first try and two retries). */
 export const MAX_ATTEMPTS = 3;
 
@@ -23,7 +31,9 @@ export type ClaimResult = { ok: true; row: JobRow } | { ok: false; reason: Claim
 /**
  * Gives a queued job to one worker. The single UPDATE checks the job is still queued and that the
  * workspace runs fewer than its plan's concurrent_jobs, so two workers can never hold one job and
- * a workspace never runs more jobs at once than its plan allows.
+ * a workspace never runs more jobs at once than its plan allows. Each claim gets a new lease token:
+ * every later call about the job must present it, so a stalled worker whose job was claimed again
+ * (even by a worker of the same name) can no longer report, store a result or complete it.
  */
 export async function claimJob(env: Env, jobId: string, workerId: string): Promise<ClaimResult> {
   const db = database(env.DB);
@@ -35,14 +45,15 @@ export async function claimJob(env: Env, jobId: string, workerId: string): Promi
   const limit = workspace?.limits.concurrentJobs ?? 1;
   const now = Date.now();
   const claimed = await env.DB.prepare(
-    `UPDATE jobs SET status = 'analyzing', stage = 'preparing', lease_owner = ?1, lease_expires_at = ?2,
-       attempts = attempts + 1, started_at = COALESCE(started_at, ?3), updated_at = ?3
+    `UPDATE jobs SET status = 'analyzing', stage = 'preparing', lease_owner = ?1, lease_token = ?6,
+       lease_expires_at = ?2, progressed_at = ?3, attempts = attempts + 1,
+       started_at = COALESCE(started_at, ?3), updated_at = ?3
      WHERE id = ?4 AND status = 'queued'
        AND (SELECT count(*) FROM jobs AS running WHERE running.workspace_id = jobs.workspace_id
             AND running.status IN ('analyzing', 'processing')) < ?5
      RETURNING id`,
   )
-    .bind(workerId, now + leaseMs(env), now, jobId, limit)
+    .bind(workerId, now + leaseMs(env), now, jobId, limit, randomToken(32))
     .first<{ id: string }>();
   const [after] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (claimed && after) return { ok: true, row: after };
@@ -57,24 +68,31 @@ export type ProgressResult =
 
 /**
  * A worker's progress report and heartbeat: stage and status follow the report, progress never
- * goes down, the lease is extended. The answer tells the worker when the job was canceled.
+ * goes down. The lease is extended only while the job moves: a report with a new stage or a higher
+ * progress marks it moved, and the lease never reaches past the last move plus the stall limit. A
+ * lease that has run out is not revived (the reaper retries the job). The answer tells the worker
+ * when the job was canceled.
  */
 export async function reportProgress(
   env: Env,
   jobId: string,
-  workerId: string,
+  leaseToken: string,
   stage: WorkerStage,
   progress: number,
 ): Promise<ProgressResult> {
   const now = Date.now();
-  const leaseExpiresAt = now + leaseMs(env);
+  // SET expressions read the row as it was before this UPDATE.
   const updated = await env.DB.prepare(
-    `UPDATE jobs SET stage = ?1, status = ?2, progress = MAX(progress, ?3), lease_expires_at = ?4, updated_at = ?5
-     WHERE id = ?6 AND lease_owner = ?7 AND status IN ('analyzing', 'processing') RETURNING id`,
+    `UPDATE jobs SET stage = ?1, status = ?2, progress = MAX(progress, ?3),
+       progressed_at = CASE WHEN stage IS NOT ?1 OR ?3 > progress THEN ?4 ELSE progressed_at END,
+       lease_expires_at = MIN(?4 + ?5, (CASE WHEN stage IS NOT ?1 OR ?3 > progress THEN ?4 ELSE progressed_at END) + ?6),
+       updated_at = ?4
+     WHERE id = ?7 AND lease_token = ?8 AND status IN ('analyzing', 'processing') AND lease_expires_at >= ?4
+     RETURNING lease_expires_at AS leaseExpiresAt`,
   )
-    .bind(stage, statusForStage(stage), progress, leaseExpiresAt, now, jobId, workerId)
-    .first<{ id: string }>();
-  if (updated) return { ok: true, canceled: false, leaseExpiresAt };
+    .bind(stage, statusForStage(stage), progress, now, leaseMs(env), stallMs(env), jobId, leaseToken)
+    .first<{ leaseExpiresAt: number }>();
+  if (updated) return { ok: true, canceled: false, leaseExpiresAt: updated.leaseExpiresAt };
   const [job] = await database(env.DB)
     .select({ status: jobs.status })
     .from(jobs)
@@ -92,6 +110,8 @@ export interface ClaimedJob {
   texts: string[] | null;
   input: Job["input"];
   source: { type: "upload" | "url"; url: string };
+  /** Presented on every later call about the job (progress, result upload, complete). */
+  lease_token: string;
   lease_expires_at: string;
 }
 
@@ -111,6 +131,7 @@ export async function claimedJobView(
     texts: row.texts ? (JSON.parse(row.texts) as string[]) : null,
     input: jobInput(row),
     source: { type: objectKey ? "upload" : "url", url: sourceUrl },
+    lease_token: row.leaseToken ?? "",
     lease_expires_at: new Date(row.leaseExpiresAt ?? Date.now()).toISOString(),
   };
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { database } from "../db/client";
 import { events, jobs } from "../db/schema";
 import type { Env } from "../env";
@@ -8,8 +8,6 @@ import { closeCredits, finishJob, recordTerminalEvent } from "./job-lifecycle";
 import { MAX_ATTEMPTS } from "./leases";
 
 const BATCH = 100;
-/** A queued job untouched this long is sent again (a lost dispatch); claims make duplicates harmless. */
-export const REDISPATCH_AFTER_MS = 15 * 60 * 1000;
 /** A lost job waits this long per run it already had before a worker may take it again. */
 export const RETRY_DELAY_SECONDS = 5;
 /** How far back the sweep looks for terminal jobs whose event was never recorded. */
@@ -23,30 +21,44 @@ export interface ReaperReport {
 }
 
 /**
+ * Sends again one batch of the queued jobs that match `which`, marking each touched (and no longer
+ * pending) first, so a second call right after sends nothing twice.
+ */
+async function sendQueuedAgain(env: Env, nowMs: number, which: SQL): Promise<number> {
+  const db = database(env.DB);
+  const due = await db
+    .select({ id: jobs.id, workspaceId: jobs.workspaceId })
+    .from(jobs)
+    .where(and(eq(jobs.status, "queued"), which))
+    .limit(BATCH);
+  for (const job of due) {
+    await db.update(jobs).set({ updatedAt: nowMs, dispatchPending: false }).where(eq(jobs.id, job.id));
+    await dispatchJob(env, { job_id: job.id, workspace_id: job.workspaceId });
+  }
+  return due.length;
+}
+
+/**
+ * The reaper's resend: only jobs whose queue send failed. A job whose message waits in the queue
+ * (every worker busy, its workspace at its limit) is never sent twice, however long it waits.
+ */
+export const redispatchFailedSends = (env: Env, nowMs: number) =>
+  sendQueuedAgain(env, nowMs, eq(jobs.dispatchPending, true));
+
+/**
+ * After a restart that lost the local queue (wrangler dev keeps it in memory): one batch of the
+ * queued jobs not yet sent again at `nowMs`.
+ */
+export const redispatchQueued = (env: Env, nowMs: number) =>
+  sendQueuedAgain(env, nowMs, lt(jobs.updatedAt, nowMs));
+
+/**
  * The scheduled sweep that keeps every job moving and every credit accounted for:
  * - a running job whose lease expired (its worker died) goes back to the queue with stage
  *   `retrying`, or fails with `worker_lost` (credits returned) after MAX_ATTEMPTS runs;
- * - a queued job whose dispatch was lost is sent again;
+ * - a queued job whose queue send failed is sent again;
  * - a job that ended while its refund or event was interrupted gets them now.
  */
-/**
- * Sends again (one batch of) the queued jobs untouched for `untouchedForMs`: their message was lost.
- * Marks each as touched, so a second call right after sends nothing twice.
- */
-export async function redispatchQueued(env: Env, nowMs: number, untouchedForMs: number): Promise<number> {
-  const db = database(env.DB);
-  const stale = await db
-    .select({ id: jobs.id, workspaceId: jobs.workspaceId })
-    .from(jobs)
-    .where(and(eq(jobs.status, "queued"), lt(jobs.updatedAt, nowMs - untouchedForMs)))
-    .limit(BATCH);
-  for (const job of stale) {
-    await db.update(jobs).set({ updatedAt: nowMs }).where(eq(jobs.id, job.id));
-    await dispatchJob(env, { job_id: job.id, workspace_id: job.workspaceId });
-  }
-  return stale.length;
-}
-
 export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): Promise<ReaperReport> {
   const db = database(env.DB);
   const report: ReaperReport = { retried: 0, failed: 0, redispatched: 0, reconciled: 0 };
@@ -64,14 +76,21 @@ export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): 
         storage,
         job.id,
         { status: "failed", code: "worker_lost", message },
-        job.leaseOwner ?? "",
+        job.leaseToken ?? "",
       );
       if (done.changed) report.failed++;
       continue;
     }
     const [requeued] = await db
       .update(jobs)
-      .set({ status: "queued", stage: "retrying", leaseOwner: null, leaseExpiresAt: null, updatedAt: nowMs })
+      .set({
+        status: "queued",
+        stage: "retrying",
+        leaseOwner: null,
+        leaseToken: null,
+        leaseExpiresAt: null,
+        updatedAt: nowMs,
+      })
       .where(and(eq(jobs.id, job.id), inArray(jobs.status, RUNNING_STATUSES), lt(jobs.leaseExpiresAt, nowMs)))
       .returning({ id: jobs.id });
     if (requeued) {
@@ -85,7 +104,7 @@ export async function reapJobs(env: Env, storage: MediaStorage, nowMs: number): 
     }
   }
 
-  report.redispatched = await redispatchQueued(env, nowMs, REDISPATCH_AFTER_MS);
+  report.redispatched = await redispatchFailedSends(env, nowMs);
 
   const unrefunded = await db
     .select()

@@ -1,10 +1,12 @@
 import { eq, sql } from "drizzle-orm";
 import { database } from "../db/client";
-import { events, webhookAttempts, workspaces } from "../db/schema";
+import { events, jobs, webhookAttempts, workspaces } from "../db/schema";
 import { type Env, isLocal } from "../env";
 import { newId } from "../lib/ids";
 import { safeFetch, UrlNotAllowedError } from "../lib/url-policy";
+import { jobView } from "../services/job-view";
 import { findWorkspace } from "../services/workspaces";
+import { mediaStorage } from "../storage/media-storage";
 import { type DisabledReason, signingSecrets } from "./endpoint";
 import {
   DISABLE_AFTER_FAILING_MS,
@@ -28,13 +30,35 @@ export interface WebhookMessage {
 export const EVENT_ID_HEADER = "Service-Event-Id";
 const DEFAULT_TIMEOUT_MS = 15_000;
 
-/** Puts an attempt on the webhooks queue, at most 12 hours ahead (the rest is chained on arrival). */
+/**
+ * Puts an attempt on the webhooks queue, at most 12 hours ahead (the rest is chained on arrival),
+ * and records when it is due: a pending event without one is what the sweep sends again.
+ */
 export async function enqueueDelivery(env: Env, message: WebhookMessage, nowMs = Date.now()): Promise<void> {
   const waitSeconds = Math.max(0, Math.ceil((message.not_before - nowMs) / 1000));
   await env.WEBHOOKS_QUEUE.send(message, {
     contentType: "json",
     delaySeconds: Math.min(waitSeconds, MAX_QUEUE_DELAY_SECONDS),
   });
+  await database(env.DB)
+    .update(events)
+    .set({ nextAttemptAt: message.not_before })
+    .where(eq(events.id, message.event_id));
+}
+
+/**
+ * The body an attempt sends: the stored event, with a succeeded job's result address made now, so
+ * that it is valid one hour from this attempt however late in the retry schedule it comes (and
+ * null once retention deleted the file). Other events go as stored.
+ */
+async function attemptBody(env: Env, event: typeof events.$inferSelect, nowMs: number): Promise<string> {
+  if (event.type !== "job.succeeded" || !event.jobId) return event.payload;
+  const [row] = await database(env.DB).select().from(jobs).where(eq(jobs.id, event.jobId)).limit(1);
+  if (!row) return event.payload;
+  const payload = JSON.parse(event.payload) as { data: { object: { result: unknown } } };
+  const { result } = await jobView(row, mediaStorage(env, env.PUBLIC_BASE_URL), nowMs);
+  payload.data.object.result = result;
+  return JSON.stringify(payload);
 }
 
 interface AttemptResult {
@@ -116,7 +140,7 @@ export async function handleWebhookMessage(
   const result = await post(
     env,
     row.webhookUrl,
-    event.payload,
+    await attemptBody(env, event, nowMs),
     event.id,
     await signingSecrets(env, row, nowMs),
   );

@@ -98,7 +98,7 @@ export async function redeliver(env: Env, workspaceId: string, eventId: string) 
   const db = database(env.DB);
   const [pending] = await db
     .update(events)
-    .set({ deliveryStatus: "pending" })
+    .set({ deliveryStatus: "pending", nextAttemptAt: null })
     .where(eq(events.id, row.id))
     .returning();
   const now = Date.now();

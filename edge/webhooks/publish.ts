@@ -8,6 +8,8 @@ import { enqueueDelivery } from "./delivery";
 /**
  * Sends a stored event on its way: the first attempt goes on the webhooks queue at once when the
  * workspace has an enabled endpoint and a plan with webhooks; otherwise the event is marked skipped.
+ * A failed queue send is logged, not thrown (the job's transition is already made): the event stays
+ * pending with no attempt due, and the scheduled sweep sends it (sweep.ts).
  */
 export async function publishEvent(
   env: Env,
@@ -26,5 +28,16 @@ export async function publishEvent(
     await db.update(events).set({ deliveryStatus: "skipped" }).where(eq(events.id, eventId));
     return;
   }
-  await enqueueDelivery(env, { event_id: eventId, attempt: 1, not_before: nowMs }, nowMs);
+  try {
+    await enqueueDelivery(env, { event_id: eventId, attempt: 1, not_before: nowMs }, nowMs);
+  } catch (error) {
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        event: "webhook_enqueue_failed",
+        event_id: eventId,
+        error: String(error),
+      }),
+    );
+  }
 }

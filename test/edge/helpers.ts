@@ -176,13 +176,32 @@ export async function runCron(workerEnv: Env = env): Promise<void> {
   await waitOnExecutionContext(ctx);
 }
 
-/** A POST to the internal GPU-worker API, as a worker sends it. */
-export function internal(path: string, body: unknown, secret = "test-worker-secret"): Promise<Response> {
-  return SELF.fetch(`${BASE}/internal${path}`, {
+/** The lease token of each claim made here, by job and worker id. */
+const leaseTokens = new Map<string, string>();
+
+/**
+ * A POST to the internal GPU-worker API, as a worker sends it: a worker's calls about a job it
+ * claimed carry that claim's lease token (unless the body names one); a worker that never claimed
+ * the job sends a token that is no lease's.
+ */
+export async function internal(
+  path: string,
+  body: Record<string, unknown>,
+  secret = "test-worker-secret",
+): Promise<Response> {
+  const key = `${path.split("/")[2]}/${String(body.worker_id)}`;
+  const isClaim = path.endsWith("/claim");
+  const sent =
+    isClaim || "lease_token" in body ? body : { lease_token: leaseTokens.get(key) ?? "unclaimed", ...body };
+  const response = await SELF.fetch(`${BASE}/internal${path}`, {
     method: "POST",
     headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
+    body: JSON.stringify(sent),
   });
+  if (isClaim && response.ok) {
+    leaseTokens.set(key, (await response.clone().json<{ lease_token: string }>()).lease_token);
+  }
+  return response;
 }
 
 export const claim = (jobId: string, worker = "w1") =>

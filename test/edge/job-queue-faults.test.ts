@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../edge/index";
-import type { JobMessage } from "../../edge/services/dispatch";
+import { dispatchJob, type JobMessage } from "../../edge/services/dispatch";
 import { JobIntake } from "../../gpu-worker/intake";
 import {
   admin,
@@ -66,11 +66,6 @@ describe("the local jobs queue consumer", () => {
       options: { contentType: "json", delaySeconds: 5 },
     });
     expect(await getJob(api_key, job.id)).toMatchObject({ status: "queued", credits_refunded: false });
-    // Its message is alive: the reaper's redispatch of lost messages (15 min untouched) adds no copy.
-    const row = await env.DB.prepare("SELECT updated_at FROM jobs WHERE id = ?")
-      .bind(job.id)
-      .first<{ updated_at: number }>();
-    expect(row?.updated_at).toBeGreaterThan(Date.parse(job.created_at));
   });
 
   it("when the fresh message cannot be sent, the old one is retried instead of lost", async () => {
@@ -121,6 +116,44 @@ describe("the local jobs queue consumer", () => {
     expect(runs).toEqual([job.id]);
     expect(charged).toBeGreaterThan(0);
     expect((await balance(api_key)).total).toBe(1000 - charged);
+  });
+});
+
+describe("waiting jobs cost one message each (the reaper resends only failed sends)", () => {
+  const sentFor = (send: { mock: { calls: unknown[][] } }, jobId: string) =>
+    send.mock.calls.filter(([body]) => (body as JobMessage).job_id === jobId).length;
+
+  it("a job that has waited in the queue for hours gets no second message from the reaper", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    // Every worker busy for three hours: nothing touched the job since its message was sent.
+    await env.DB.prepare("UPDATE jobs SET updated_at = ? WHERE id = ?")
+      .bind(Date.now() - 3 * 60 * 60 * 1000, job.id)
+      .run();
+    const send = vi.spyOn(env.JOBS_QUEUE, "send");
+    for (let sweep = 0; sweep < 3; sweep++) await runCron();
+    expect(sentFor(send, job.id)).toBe(0);
+    expect((await getJob(api_key, job.id)).status).toBe("queued");
+  });
+
+  it("a job whose queue send failed is marked and sent again by the next sweep, once", async () => {
+    const { api_key, workspace_id } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    const failingQueue = {
+      send: async () => {
+        throw new Error("queue unavailable");
+      },
+    } as unknown as Queue;
+    await dispatchJob({ ...env, JOBS_QUEUE: failingQueue }, { job_id: job.id, workspace_id });
+    const row = await env.DB.prepare("SELECT dispatch_pending FROM jobs WHERE id = ?")
+      .bind(job.id)
+      .first<{ dispatch_pending: number }>();
+    expect(row?.dispatch_pending).toBe(1);
+    const send = vi.spyOn(env.JOBS_QUEUE, "send");
+    await runCron();
+    await runCron();
+    expect(sentFor(send, job.id)).toBe(1);
+    expect(send.mock.calls[0]?.[0]).toEqual({ job_id: job.id, workspace_id });
   });
 });
 

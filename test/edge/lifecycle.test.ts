@@ -201,6 +201,81 @@ describe("internal worker API", () => {
   });
 });
 
+describe("leases: a token per claim, extended only while the job moves", () => {
+  const leaseOf = async (jobId: string) =>
+    (await env.DB.prepare("SELECT lease_expires_at, progressed_at FROM jobs WHERE id = ?")
+      .bind(jobId)
+      .first<{ lease_expires_at: number; progressed_at: number }>()) ?? {
+      lease_expires_at: 0,
+      progressed_at: 0,
+    };
+
+  it("a stale worker with the old token cannot report, upload or complete a job claimed again under its own name", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    const first = await (await claim(job.id, "w1")).json<{ lease_token: string }>();
+    expect(first.lease_token).toMatch(/^[0-9A-Za-z]{32}$/);
+    // The first run stalls; its lease runs out, the job is retried and claimed again, by the same name.
+    await expireLease(job.id);
+    await runCron();
+    const second = await (await claim(job.id, "w1")).json<{ lease_token: string }>();
+    expect(second.lease_token).not.toBe(first.lease_token);
+    const stale = { worker_id: "w1", lease_token: first.lease_token };
+    const refusals = [
+      await internal(`/jobs/${job.id}/progress`, { ...stale, stage: "cleaning", progress: 0.5 }),
+      await internal(`/jobs/${job.id}/result-target`, { ...stale, size_bytes: 10 }),
+      await internal(`/jobs/${job.id}/complete`, { ...stale, outcome: "failed", code: "x", message: "y" }),
+    ];
+    for (const refused of refusals) {
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ error: { reason: "lease_lost" } });
+    }
+    expect(await getJob(api_key, job.id)).toMatchObject({ status: "analyzing", credits_refunded: false });
+    // The current claim's token still works.
+    expect((await progress(job.id, "cleaning", 0.5)).status).toBe(200);
+    expect((await succeed(job.id, await fixtureBytes("faststart.mp4"))).status).toBe(200);
+    expect((await getJob(api_key, job.id)).status).toBe("succeeded");
+  });
+
+  it("heartbeats without progress stop extending the lease; the stalled job is retried", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    expect((await progress(job.id, "downloading", 0.02)).status).toBe(200);
+    const moved = await leaseOf(job.id);
+    expect(moved.lease_expires_at - Date.now()).toBeGreaterThan(50_000);
+    // Four and a half minutes without a move (stall limit 300 s): a heartbeat gets 30 s at most.
+    const stalledSince = Date.now() - 270_000;
+    await env.DB.prepare("UPDATE jobs SET progressed_at = ? WHERE id = ?").bind(stalledSince, job.id).run();
+    expect((await progress(job.id, "downloading", 0.02)).status).toBe(200);
+    expect((await leaseOf(job.id)).lease_expires_at).toBe(stalledSince + 300_000);
+    // Past the stall limit the heartbeat leaves the lease run out, and the next one has lost it.
+    await env.DB.prepare("UPDATE jobs SET progressed_at = ? WHERE id = ?")
+      .bind(Date.now() - 301_000, job.id)
+      .run();
+    await progress(job.id, "downloading", 0.02);
+    const lost = await progress(job.id, "downloading", 0.02);
+    expect(lost.status).toBe(409);
+    expect(await lost.json()).toMatchObject({ error: { reason: "lease_lost" } });
+    await runCron();
+    expect(await getJob(api_key, job.id)).toMatchObject({ status: "queued", stage: "retrying" });
+  });
+
+  it("a report that moves the job (higher progress or a new stage) extends the lease again", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    await env.DB.prepare("UPDATE jobs SET progressed_at = ? WHERE id = ?")
+      .bind(Date.now() - 290_000, job.id)
+      .run();
+    const before = Date.now();
+    expect((await progress(job.id, "reading_text", 0.1)).status).toBe(200);
+    const after = await leaseOf(job.id);
+    expect(after.progressed_at).toBeGreaterThanOrEqual(before);
+    expect(after.lease_expires_at - before).toBeGreaterThanOrEqual(60_000);
+  });
+});
+
 describe("multipart results (threshold 1 MB in the test config)", () => {
   it("a large result goes up in signed parts, is completed, and downloads byte for byte", async () => {
     const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });

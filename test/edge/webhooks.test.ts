@@ -1,7 +1,9 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../edge/env";
+import worker from "../../edge/index";
 import { handleWebhookMessage, type WebhookMessage } from "../../edge/webhooks/delivery";
+import { publishEvent } from "../../edge/webhooks/publish";
 import { RETRY_DELAYS_SECONDS } from "../../edge/webhooks/schedule";
 import { signatureHeader, verifyWebhook, WebhookVerificationError } from "../../edge/webhooks/signature";
 import {
@@ -10,9 +12,12 @@ import {
   createJob,
   createWorkspace,
   expectError,
+  fixtureBytes,
   fixtureUrl,
   internal,
   postJson,
+  runCron,
+  succeed,
 } from "./helpers";
 
 const hookUrl = (mode: string, id: string) => fixtureUrl(id, `hook/${mode}`);
@@ -369,5 +374,86 @@ describe("webhook delivery", () => {
       404,
       "resource_not_found",
     );
+  });
+});
+
+describe("webhook events that never went out (issue 23, item 9)", () => {
+  const deliveryOf = (eventId: string) =>
+    env.DB.prepare("SELECT delivery_status, next_attempt_at FROM events WHERE id = ?")
+      .bind(eventId)
+      .first<{ delivery_status: string; next_attempt_at: number | null }>();
+
+  it("an event whose queue send failed stays pending, and the scheduled sweep sends it, once", async () => {
+    const { api_key, workspace_id, eventId } = await workspaceWithEvent("ok", "sweep-1");
+    await env.DB.prepare("UPDATE events SET delivery_status = 'pending', next_attempt_at = NULL WHERE id = ?")
+      .bind(eventId)
+      .run();
+    const failingQueue = {
+      send: async () => {
+        throw new Error("queue unavailable");
+      },
+    };
+    await publishEvent({ ...env, WEBHOOKS_QUEUE: failingQueue } as unknown as Env, eventId, workspace_id);
+    expect(await deliveryOf(eventId)).toEqual({ delivery_status: "pending", next_attempt_at: null });
+    // Two minutes later the cron's sweep finds it.
+    await env.DB.prepare("UPDATE events SET created_at = ? WHERE id = ?")
+      .bind(Date.now() - 120_000, eventId)
+      .run();
+    await runCron();
+    await runCron();
+    let log: Received[] = [];
+    for (let i = 0; i < 50 && log.length < 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      log = await received("sweep-1");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await received("sweep-1")).filter((r) => r.headers["service-event-id"] === eventId)).toHaveLength(
+      1,
+    );
+    expect((await deliveryOf(eventId))?.delivery_status).toBe("delivered");
+    expect((await attempts(api_key, eventId)).map((attempt) => attempt.response_status)).toEqual([200]);
+  });
+
+  it("a late retry of job.succeeded carries a result URL valid one hour from that attempt", async () => {
+    const workspace = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(workspace.api_key, { video_url: fixtureUrl("clip.mp4") });
+    await claim(job.id);
+    expect((await succeed(job.id, await fixtureBytes("faststart.mp4"))).status).toBe(200);
+    // The endpoint comes after the job ended, so only the test's attempt reaches the receiver.
+    await pointHook(workspace, "ok", "fresh-1");
+    const event = await env.DB.prepare("SELECT id FROM events WHERE job_id = ? AND type = 'job.succeeded'")
+      .bind(job.id)
+      .first<{ id: string }>();
+    const eventId = event?.id ?? "";
+    await env.DB.prepare("UPDATE events SET delivery_status = 'pending' WHERE id = ?").bind(eventId).run();
+    // Attempt 5 of the schedule: about 2.5 hours after the job ended.
+    const later = Date.now() + 2.5 * 60 * 60 * 1000;
+    await handleWebhookMessage(
+      recordingEnv().env,
+      { event_id: eventId, attempt: 5, not_before: later },
+      later,
+    );
+    const [delivery] = await received("fresh-1");
+    const { result } = JSON.parse(delivery?.body ?? "{}").data.object;
+    expect(Date.parse(result.expires_at)).toBeGreaterThanOrEqual(later + 59 * 60_000);
+    expect(result.url).toEqual(expect.stringContaining(job.id));
+  });
+
+  it("an attempt the queue gave up on is dead-lettered: its event is marked failed", async () => {
+    const { eventId } = await workspaceWithEvent("ok", "dlq-1");
+    await env.DB.prepare("UPDATE events SET delivery_status = 'pending' WHERE id = ?").bind(eventId).run();
+    const batch = createMessageBatch<WebhookMessage>("adclean-webhooks-dlq", [
+      {
+        id: "m1",
+        timestamp: new Date(),
+        attempts: 6,
+        body: { event_id: eventId, attempt: 1, not_before: 0 },
+      },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["m1"]);
+    expect((await deliveryOf(eventId))?.delivery_status).toBe("failed");
+    expect(await received("dlq-1")).toEqual([]);
   });
 });

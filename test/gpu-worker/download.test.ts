@@ -7,8 +7,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { UrlNotAllowedError } from "../../edge/lib/url-policy";
+import type { DownloadLimits } from "../../gpu-worker/config";
 import { DownloadError, downloadSource, MAX_SOURCE_BYTES } from "../../gpu-worker/download";
+
+/** Limits no download here comes near: deadlines and rates are slow-source.test.ts's subject. */
+const GENEROUS: DownloadLimits = { deadlineMs: 120_000, minBytesPerSecond: 1, rateWindowMs: 60_000 };
 
 const video = randomBytes(300_000);
 /** Range header of each request, "whole" when none. */
@@ -72,7 +75,7 @@ afterAll(async () => {
 describe("downloadSource", () => {
   it("resumes a dropped connection with a Range request from the bytes on disk, and gets the file whole", async () => {
     const file = path.join(dir, "resumed.mp4");
-    expect(await downloadSource(`${base}/drops`, file, { local: true })).toBe(video.length);
+    expect(await downloadSource(`${base}/drops`, file, { local: true, limits: GENEROUS })).toBe(video.length);
     expect((await readFile(file)).equals(video)).toBe(true);
     // Resumed from what reached the disk (bytes still in flight when the connection broke are fetched again).
     expect(requests).toHaveLength(2);
@@ -83,7 +86,11 @@ describe("downloadSource", () => {
 
   it("stops a body that grows past the cap while it downloads (no Content-Length to refuse it up front)", async () => {
     const file = path.join(dir, "grows.mp4");
-    const refused = downloadSource(`${base}/grows`, file, { local: true, maxBytes: 1_000_000 });
+    const refused = downloadSource(`${base}/grows`, file, {
+      local: true,
+      limits: GENEROUS,
+      maxBytes: 1_000_000,
+    });
     await expect(refused).rejects.toBeInstanceOf(DownloadError);
     await expect(refused).rejects.toMatchObject({ code: "video_too_large" });
     expect(requests).toEqual(["whole"]); // given up, not resumed
@@ -91,12 +98,16 @@ describe("downloadSource", () => {
   });
 
   it("applies the address policy again when it downloads: production policy refuses loopback before connecting", async () => {
-    const refused = downloadSource(`${base}/plain`, path.join(dir, "refused.mp4"), { local: false });
-    await expect(refused).rejects.toBeInstanceOf(UrlNotAllowedError);
+    const refused = downloadSource(`${base}/plain`, path.join(dir, "refused.mp4"), {
+      local: false,
+      limits: GENEROUS,
+    });
+    await expect(refused).rejects.toBeInstanceOf(DownloadError);
+    await expect(refused).rejects.toMatchObject({ code: "url_not_allowed" });
     expect(requests).toEqual([]);
     // The same address under local policy is fetched: the refusal above was the policy's.
-    expect(await downloadSource(`${base}/plain`, path.join(dir, "plain.mp4"), { local: true })).toBe(
-      video.length,
-    );
+    expect(
+      await downloadSource(`${base}/plain`, path.join(dir, "plain.mp4"), { local: true, limits: GENEROUS }),
+    ).toBe(video.length);
   });
 });

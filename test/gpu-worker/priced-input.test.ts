@@ -59,6 +59,7 @@ async function runFrom(id: string, url: string) {
     input: PRICED,
     source: { type: "url", url },
     lease_expires_at: new Date(Date.now() + 60_000).toISOString(),
+    lease_token: "t".repeat(32),
   } satisfies ClaimedJob;
   return runJob(job, {
     config,

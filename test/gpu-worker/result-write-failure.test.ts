@@ -57,7 +57,10 @@ afterAll(async () => {
 });
 
 const workDir = path.join(dir, "work");
-const config = () => loadConfig({ EDGE_URL: edge.url, WORKER_SECRET: "secret", GPU_WORKER_DIR: workDir });
+// One worker process: its id (made afresh by each loadConfig) must be the same on every call.
+let loaded: ReturnType<typeof loadConfig> | undefined;
+const config = () =>
+  (loaded ??= loadConfig({ EDGE_URL: edge.url, WORKER_SECRET: "secret", GPU_WORKER_DIR: workDir }));
 const claimedJob = (id: string): ClaimedJob =>
   ({
     id,

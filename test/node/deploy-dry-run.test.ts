@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { unstable_readConfig } from "wrangler";
 import { QUIET_WRANGLER_ENV } from "../../scripts/lib/wrangler-env";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -32,4 +33,23 @@ describe("wrangler deploy --dry-run", () => {
     expect(output).toContain(`"${env}"`);
     expect((await stat(path.join(outdir, "index.js"))).size).toBeGreaterThan(0);
   });
+});
+
+describe("wrangler.toml's queues", () => {
+  it.each(["local", "staging", "production"])(
+    "%s: the webhooks queue dead-letters to a queue whose consumer fails the event",
+    (env) => {
+      const config = unstable_readConfig(
+        { config: path.join(root, "wrangler.toml"), ...(env === "local" ? {} : { env }) },
+        { hideWarnings: true },
+      );
+      const suffix = env === "local" ? "" : `-${env}`;
+      const declared = config.queues.consumers as { queue: string; dead_letter_queue?: string }[];
+      const consumers = new Map(declared.map((consumer) => [consumer.queue, consumer]));
+      expect(consumers.get(`adclean-webhooks${suffix}`)?.dead_letter_queue).toBe(
+        `adclean-webhooks${suffix}-dlq`,
+      );
+      expect(consumers.has(`adclean-webhooks${suffix}-dlq`)).toBe(true);
+    },
+  );
 });

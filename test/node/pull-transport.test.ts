@@ -26,6 +26,11 @@ function fakeEdge(answers: Map<string, string>, claims: string[]): Server {
       response.writeHead(503).end();
       return;
     }
+    if (reason === "wrong_secret") {
+      response.writeHead(401, { "Content-Type": "application/json" });
+      response.end(JSON.stringify({ error: { code: "invalid_api_key" } }));
+      return;
+    }
     response.writeHead(reason === "claimed" ? 200 : 409, { "Content-Type": "application/json" });
     response.end(
       JSON.stringify(
@@ -188,6 +193,26 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
     expect(runs).toEqual([]);
   });
 
+  it("waiting jobs cost one message each, however many busy rounds they wait", async () => {
+    const waiting = ["job_w1", "job_w2", "job_w3"];
+    for (const jobId of waiting) {
+      answers.set(jobId, "workspace_busy");
+      standIn.send({ job_id: jobId, workspace_id: "ws_1" });
+    }
+    await startSource(3);
+    for (let round = 1; round <= 4; round++) {
+      await waitFor(() => claims.length === waiting.length * round);
+      await waitFor(() => standIn.acks().length === round && standIn.publishes().length === 3 * round);
+      const bodies = standIn.messages.map(
+        (message) => (JSON.parse(message.body) as { job_id: string }).job_id,
+      );
+      expect(bodies.sort()).toEqual(waiting);
+      // The 5 s busy delay passes at once: the next round starts.
+      for (const message of standIn.messages) message.visibleAt = 0;
+    }
+    expect(runs).toEqual([]);
+  });
+
   it("when publishing fails, the busy job's message is retried with a delay instead", async () => {
     answers.set("job_waits", "workspace_busy");
     standIn.failPublishing = true;
@@ -223,6 +248,25 @@ describe("the pull transport against a Cloudflare Queues stand-in", () => {
       expect.objectContaining({ event: "job_offer_failed", job_id: "job_stranded" }),
     );
   }, 20_000);
+
+  it("a claim refused with 401 (wrong WORKER_SECRET) is a counted retry heading for the dead letters, never a busy wait", async () => {
+    answers.set("job_locked_out", "wrong_secret");
+    const message = standIn.send({ job_id: "job_locked_out", workspace_id: "ws_1" });
+    await startSource();
+    await waitFor(() => standIn.acks().length === 1);
+    // Not published again as a fresh message (which would loop for ever with its credits held):
+    // the pulled message is retried, so its attempts count towards the dead-letter queue.
+    expect(standIn.publishes()).toEqual([]);
+    expect(standIn.acks()[0]?.body).toEqual({
+      acks: [],
+      retries: [{ lease_id: expect.any(String), delay_seconds: 10 }],
+    });
+    expect(standIn.messages).toEqual([expect.objectContaining({ id: message.id, attempts: 1 })]);
+    expect(claims).toEqual(["job_locked_out"]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ event: "job_offer_failed", job_id: "job_locked_out" }),
+    );
+  });
 
   it("acks an unreadable message instead of retrying it for ever", async () => {
     standIn.messages.push({

@@ -5,7 +5,7 @@ import { abortError, MediaError } from "./errors";
 import type { Frame } from "./frames";
 import { readNutFrames } from "./nut-reader";
 import type { VideoProbe } from "./probe";
-import { ffmpegBinary, startMediaProcess } from "./process";
+import { customerFileInput, ffmpegBinary, startMediaProcess } from "./process";
 
 /**
  * Decodes a video to RGB24 frames with their own timestamps. ffmpeg writes rawvideo in NUT to its stdout
@@ -63,7 +63,7 @@ function decoderArgs(path: string, probe: VideoProbe, size?: { width: number; he
   return [
     ...["-hide_banner", "-nostdin", "-v", "error"],
     // Coded frames as stored (rotation stays metadata) with the file's own timestamps.
-    ...["-noautorotate", "-copyts", "-i", path],
+    ...["-noautorotate", "-copyts", ...customerFileInput(path)],
     ...["-map", `0:${probe.streamIndex}`],
     // One output frame per decoded frame, timestamps in the stream's time base (not rounded to a rate).
     ...["-fps_mode", "passthrough", "-enc_time_base:v", "-1"],

@@ -10,7 +10,7 @@ import { editMoov } from "./mp4-moov";
 import { setTrackRotation } from "./mp4-rotation";
 import { NutWriter } from "./nut-writer";
 import { parseRational, type VideoProbe } from "./probe";
-import { ffmpegBinary, startMediaProcess } from "./process";
+import { customerFileInput, ffmpegBinary, startMediaProcess } from "./process";
 import { type VideoEncoder, videoCodecArgs } from "./video-encoder";
 
 /**
@@ -162,7 +162,7 @@ function encoderArgs(
   return [
     ...["-hide_banner", "-nostdin", "-v", "error", "-y"],
     // Our frames with their pts, and the original file for its audio; -copyts keeps both clocks as they are.
-    ...["-copyts", "-f", "nut", "-i", "pipe:0", "-i", inputPath],
+    ...["-copyts", "-f", "nut", "-i", "pipe:0", ...customerFileInput(inputPath)],
     ...["-map", "0:v:0", "-map", "1:a?", "-map_metadata", "1"],
     ...["-vf", rgbToYuvFilter(probe.color)],
     ...videoCodecArgs(options.videoEncoder ?? "libx264", quality),

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { startsLikeVideoContainer } from "./container-sniff";
 import { abortError, MediaError } from "./errors";
-import { ffprobeBinary, runForText } from "./process";
+import { customerFileInput, ffprobeBinary, runForText } from "./process";
 
 export { MediaError } from "./errors";
 
@@ -128,7 +128,7 @@ async function readReport(path: string, signal?: AbortSignal): Promise<FfprobeRe
   try {
     const json = await runForText(
       ffprobeBinary(),
-      ["-v", "error", "-of", "json", "-show_format", "-show_streams", path],
+      ["-v", "error", "-of", "json", "-show_format", "-show_streams", ...customerFileInput(path)],
       signal,
     );
     return JSON.parse(json) as FfprobeReport;
@@ -146,7 +146,7 @@ async function readVideoPackets(path: string, signal?: AbortSignal): Promise<str
   try {
     const entries = "packet=stream_index,pts,duration,flags";
     const args = ["-v", "error", "-select_streams", "v", "-show_entries", entries];
-    return await runForText(ffprobeBinary(), [...args, "-of", "csv=p=0", path], signal);
+    return await runForText(ffprobeBinary(), [...args, "-of", "csv=p=0", ...customerFileInput(path)], signal);
   } catch (error) {
     if (!(error instanceof MediaError)) throw error;
     throw new MediaError("unreadable_video", "The video's frames cannot be read.", error.stderr);

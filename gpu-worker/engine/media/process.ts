@@ -14,6 +14,16 @@ export function ffprobeBinary(): string {
   return process.env.FFPROBE_PATH || "ffprobe";
 }
 
+/**
+ * How every ffmpeg and ffprobe run opens a customer's file: with the MP4/MOV demuxer, never one
+ * guessed from the content (an HLS playlist named input.mp4 would make ffmpeg open the files it
+ * lists), over the file protocol only, and the path as a file: URL so nothing in it reads as a
+ * protocol. The mov demuxer follows no external data references (its enable_drefs is off).
+ */
+export function customerFileInput(path: string): string[] {
+  return ["-protocol_whitelist", "file", "-f", "mov", "-i", `file:${path}`];
+}
+
 export interface MediaProcess {
   readonly child: ChildProcess;
   /** Settles once the process is gone: resolves on exit code 0, else rejects (AbortError or MediaError). */
