@@ -1,4 +1,5 @@
 import { createMiddleware } from "hono/factory";
+import { planRequiredMessage } from "../billing/plans";
 import { database } from "../db/client";
 import type { AppBindings } from "../env";
 import { hashApiKey, looksLikeApiKey } from "../lib/api-keys";
@@ -63,7 +64,8 @@ export const planGate = createMiddleware<AppBindings>(async (c, next) => {
   if (!auth.workspace.limits.apiAccess && !OPEN_TO_ALL_PLANS.has(`${c.req.method} ${c.req.path}`)) {
     throw new ApiError(
       "plan_required",
-      "API access needs the Growth or Scale plan. Upgrade the workspace's plan in the dashboard.",
+      `${planRequiredMessage("API access", auth.workspace.plan)} Meanwhile GET /v1/account and GET /v1/estimate ` +
+        "answer, and videos can be cleaned in the dashboard.",
     );
   }
   await next();
