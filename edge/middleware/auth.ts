@@ -46,13 +46,34 @@ export const identify = createMiddleware<AppBindings>(async (c, next) => {
   await next();
 });
 
-export const requireAuth = createMiddleware<AppBindings>(async (c, next) => {
-  if (!c.var.auth) {
-    throw new ApiError(
+/**
+ * Why no workspace was found, said so the user knows what to fix: nothing sent, something that is
+ * not a key (a typo, a missing "Bearer "), or a well-formed key that is unknown or revoked.
+ */
+function missingKeyError(authorization: string | undefined, apiKeyHeader: string | undefined): ApiError {
+  const header =
+    authorization !== undefined ? "Authorization" : apiKeyHeader !== undefined ? "X-API-Key" : null;
+  if (header === null)
+    return new ApiError(
       "invalid_api_key",
-      "No valid API key was given. Send it as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.",
+      "No API key was sent. Send it as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.",
     );
-  }
+  if (presentedKey(authorization, apiKeyHeader) === null)
+    return new ApiError(
+      "invalid_api_key",
+      `The ${header} header holds no API key: send 'Authorization: Bearer sk_live_…' or 'X-API-Key: sk_live_…' ` +
+        "(sk_live_ and 40 letters and digits).",
+      header,
+    );
+  return new ApiError(
+    "invalid_api_key",
+    "This API key is unknown or was revoked. Check it was copied whole, or create a new one on the dashboard's API keys page.",
+    header,
+  );
+}
+
+export const requireAuth = createMiddleware<AppBindings>(async (c, next) => {
+  if (!c.var.auth) throw missingKeyError(c.req.header("Authorization"), c.req.header("X-API-Key"));
   await next();
 });
 

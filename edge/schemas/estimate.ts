@@ -24,12 +24,10 @@ export const EstimateSchema = z
     duration_seconds: z.number(),
     credits: z.number().int(),
     label: z.string().openapi({ example: "1 min 2 s" }),
-    plans: z
-      .array(z.object({ plan: z.enum(PLAN_IDS), videos_per_month: z.number().int() }))
-      .openapi({
-        description:
-          "Videos of this length each plan's monthly credits pay for; 0 for every plan when too_long",
-      }),
+    plans: z.array(z.object({ plan: z.enum(PLAN_IDS), videos_per_month: z.number().int() })).openapi({
+      description:
+        "Videos of this length each plan's monthly credits pay for; 0 for every plan when too_long",
+    }),
     max_duration_seconds: z.number().int().openapi({
       description:
         "The longest video the service cleans (15 minutes); a longer one is refused with 422 video_too_long",
