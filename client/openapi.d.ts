@@ -2105,6 +2105,13 @@ export interface components {
                 attempts: number;
                 /** Format: date-time */
                 delivered_at: string | null;
+                /** @description Why the delivery is not done: the last attempt's failure (e.g. connection failed, the endpoint answered HTTP 500), or why it was skipped; null once delivered */
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the next attempt is due, while one is scheduled after a failed attempt; else null
+                 */
+                next_attempt_at: string | null;
             };
         };
         WebhookEvent: {

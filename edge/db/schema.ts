@@ -145,6 +145,10 @@ export const events = sqliteTable(
     deliveryStatus: text("delivery_status").notNull().default("pending"),
     deliveryAttempts: integer("delivery_attempts").notNull().default(0),
     deliveredAt: integer("delivered_at"),
+    /** Why the delivery is not done: the last attempt's failure, or why it was skipped; null once delivered. */
+    deliveryLastError: text("delivery_last_error"),
+    /** When the next attempt is due, while one is scheduled after a failure; else null. */
+    deliveryNextAttemptAt: integer("delivery_next_attempt_at"),
   },
   (table) => [
     index("events_workspace_created").on(table.workspaceId, table.createdAt),
