@@ -31,7 +31,7 @@ const TAG = ["Webhooks"];
 /** Webhooks are a plan feature (limits.webhooks): without it they answer 403 plan_required (API and dashboard). */
 export function requireWebhookPlan(workspace: WorkspaceRecord): void {
   if (!workspace.limits.webhooks) {
-    throw new ApiError("plan_required", planRequiredMessage("Webhooks", workspace.plan));
+    throw new ApiError("plan_required", planRequiredMessage("Webhook delivery", workspace.plan));
   }
 }
 
