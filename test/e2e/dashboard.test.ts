@@ -4,7 +4,7 @@ import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
-import { makeCaptionedClip, makeLongTinyClip } from "../fixtures/media";
+import { makeCaptionedClip, makeLongTinyClip, makeTinyClip } from "../fixtures/media";
 import {
   type CliWorkspace,
   cliWorkspace,
@@ -29,6 +29,7 @@ let workspace: CliWorkspace;
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-dashboard-"));
 const clip = path.join(dir, "spring-ad.mp4");
 const tooLong = path.join(dir, "sixteen-minutes.mp4");
+const tooWide = path.join(dir, "too-wide.mp4");
 
 const admin = async (args: string[]) => {
   const run = await npmRun("admin", args, { BASE_URL: stack.baseUrl });
@@ -52,6 +53,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   makeCaptionedClip(clip, 3, CAPTION);
   makeLongTinyClip(tooLong, 16 * 60);
+  makeTinyClip(tooWide, { width: 4000, height: 64, seconds: 1 });
   receiver = await startFileServer(dir);
   stack = await startStack(18847);
   workspace = await cliWorkspace(stack, "growth", 1000);
@@ -124,6 +126,17 @@ describe("the dashboard in a browser, on the real local stack", () => {
     expect(await page.getByText("Not enough credits").count()).toBe(0);
     expect(await page.getByRole("button", { name: "Start cleaning" }).isDisabled()).toBe(true);
     await shot("clean-too-long");
+  });
+
+  it("keeps Start disabled after the service refuses the video, until another file is chosen", async () => {
+    // Readable and priced in the browser, refused by the service once uploaded: wider than 4K.
+    await page.locator("#video-file").setInputFiles(tooWide);
+    await page.getByText(/^too-wide\.mp4: 1\.0 s, costs 25 credits/).waitFor();
+    const start = page.getByRole("button", { name: "Start cleaning" });
+    await start.click();
+    await page.getByRole("alert").filter({ hasText: "the largest we clean is 3840x2160" }).waitFor();
+    expect(await start.isDisabled()).toBe(true);
+    await shot("clean-refused");
   });
 
   it("uploads a clip with its price shown first, and follows the job to succeeded", async () => {
