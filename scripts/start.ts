@@ -130,9 +130,9 @@ async function redispatchQueuedJobs(baseUrl: string, adminToken: string): Promis
 }
 
 /**
- * wrangler dev's devtools inspector: INSPECTOR_PORT when asked for, else a free port. Wrangler's own
- * default is 127.0.0.1:9229 alone (it probes no other port when CI is set, as here), so a second
- * stack, or the tests beside a running one, would fail with "Address already in use".
+ * wrangler dev's devtools inspector: INSPECTOR_PORT when asked for, else a free port the system
+ * picks. Wrangler's own choice is 127.0.0.1:9229 whenever it looks free, so stacks starting
+ * together (a second `npm start`, the tests beside one) or a debugger race for the same port.
  */
 async function inspectorPort(): Promise<number> {
   return process.env.INSPECTOR_PORT ? Number(process.env.INSPECTOR_PORT) : freePort();
