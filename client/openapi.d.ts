@@ -1969,11 +1969,19 @@ export interface components {
             credits: number;
             /** @example 1 min 2 s */
             label: string;
+            /** @description Videos of this length each plan's monthly credits pay for; 0 for every plan when too_long */
             plans: {
                 /** @enum {string} */
                 plan: "starter" | "growth" | "scale";
                 videos_per_month: number;
             }[];
+            /**
+             * @description The longest video the service cleans (15 minutes); a longer one is refused with 422 video_too_long
+             * @example 900
+             */
+            max_duration_seconds: number;
+            /** @description true when duration_seconds is over max_duration_seconds: a job for such a video is refused */
+            too_long: boolean;
         };
         Upload: {
             /** @example up_4fQ2m9TqZkP1xW8bL0aYcD3e */
@@ -2097,6 +2105,13 @@ export interface components {
                 attempts: number;
                 /** Format: date-time */
                 delivered_at: string | null;
+                /** @description Why the delivery is not done: the last attempt's failure (e.g. connection failed, the endpoint answered HTTP 500), or why it was skipped; null once delivered */
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the next attempt is due, while one is scheduled after a failed attempt; else null
+                 */
+                next_attempt_at: string | null;
             };
         };
         WebhookEvent: {

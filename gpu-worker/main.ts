@@ -2,6 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { loadConfig } from "./config";
 import { EdgeClient } from "./edge-client";
 import { cleanVideo } from "./engine/clean";
+import { checkMediaTools } from "./engine/media/tools-check";
 import { selectVideoEncoder } from "./engine/media/video-encoder";
 import { createOcrEngine } from "./engine/ocr/ocr";
 import { JobIntake } from "./intake";
@@ -17,6 +18,8 @@ const log = (entry: Record<string, unknown>) =>
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything says ready: without ffmpeg and ffprobe every job would fail later.
+  const tools = await checkMediaTools();
   // Whatever a killed run left behind is of no use to anyone: start clean.
   await rm(config.workDir, { recursive: true, force: true });
   await mkdir(config.workDir, { recursive: true });
@@ -25,6 +28,8 @@ async function main(): Promise<void> {
   const video = await selectVideoEncoder(ocr.provider === "cuda");
   log({
     event: "engine_ready",
+    ffmpeg: tools.ffmpeg,
+    ffprobe: tools.ffprobe,
     provider: ocr.provider,
     ...(ocr.cpuReason ? { cpu_reason: ocr.cpuReason } : {}),
     encoder: video.encoder,
@@ -54,6 +59,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  log({ event: "fatal", error: String(error) });
+  log({ event: "fatal", error: error instanceof Error ? error.message : String(error) });
   process.exit(1);
 });

@@ -3,11 +3,13 @@
  * ADMIN_TOKEN (from the environment, else the local dev config). Prints one JSON line per command.
  */
 import { parseArgs } from "node:util";
+import { bindOptionValues } from "../client/cli/args";
 import { baseUrl, readDevVars } from "./lib/dev-config";
 
 const USAGE = `usage:
   admin workspace create --plan none|starter|growth|scale [--credits N] [--pack-credits N] [--name S]
   admin workspace show --workspace W
+  admin workspace plan --workspace W --plan none|starter|growth|scale
   admin key create --workspace W [--name S]
   admin key revoke --workspace W --key-id K
   admin webhook set --workspace W --url U
@@ -18,20 +20,24 @@ const USAGE = `usage:
 
 class UsageError extends Error {}
 
+const OPTIONS = {
+  plan: { type: "string" },
+  credits: { type: "string" },
+  "pack-credits": { type: "string" },
+  pack: { type: "string" },
+  name: { type: "string" },
+  workspace: { type: "string" },
+  "key-id": { type: "string" },
+  url: { type: "string" },
+  email: { type: "string" },
+  password: { type: "string" },
+} as const;
+
+// A value may start with a dash (a password, a name): bound to its option before parsing.
 const { positionals, values } = parseArgs({
+  args: bindOptionValues(process.argv.slice(2), OPTIONS),
   allowPositionals: true,
-  options: {
-    plan: { type: "string" },
-    credits: { type: "string" },
-    "pack-credits": { type: "string" },
-    pack: { type: "string" },
-    name: { type: "string" },
-    workspace: { type: "string" },
-    "key-id": { type: "string" },
-    url: { type: "string" },
-    email: { type: "string" },
-    password: { type: "string" },
-  },
+  options: OPTIONS,
 });
 
 function required(name: keyof typeof values): string {
@@ -55,6 +61,12 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
     method,
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).catch((error: unknown) => {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+    throw new Error(
+      `nothing answered at ${baseUrl()} (${cause}). Start the service with \`npm start\` ` +
+        "(it listens on PORT, default 8787), or set BASE_URL (or PORT) to where it runs.",
+    );
   });
   const answer = await response.json().catch(() => ({ error: { message: `HTTP ${response.status}` } }));
   if (!response.ok) {
@@ -62,6 +74,22 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
     throw new Error(`${response.status}: ${error?.message ?? "request failed"}`);
   }
   return answer;
+}
+
+/** A plan without API access or webhooks still gets a key and a secret: say on stderr what they are good for. */
+async function notePlanLimits(workspaceId: string): Promise<void> {
+  const { limits } = (await call("GET", `/workspaces/${encodeURIComponent(workspaceId)}`)) as {
+    limits: { api_access: boolean; webhooks: boolean };
+  };
+  if (!limits.api_access)
+    console.error(
+      "admin: note: this plan has no API access: the key answers only GET /v1/account and GET /v1/estimate " +
+        "(the dashboard cleans videos on every plan); `workspace plan --plan growth` opens the API.",
+    );
+  if (!limits.webhooks)
+    console.error(
+      "admin: note: this plan has no webhooks: the signing secret is used once the plan is growth or scale.",
+    );
 }
 
 async function dispatch(): Promise<unknown> {
@@ -76,8 +104,11 @@ async function dispatch(): Promise<unknown> {
         name: values.name,
       })) as Record<string, string>;
       const { workspace_id, api_key, signing_secret, key_id } = created;
+      await notePlanLimits(workspace_id as string);
       return { workspace_id, api_key, signing_secret, key_id };
     }
+    case "workspace plan":
+      return call("PATCH", workspacePath(), { plan: required("plan") });
     case "workspace show":
       return call("GET", workspacePath());
     case "key create": {

@@ -4,24 +4,28 @@
  * line on stdout, which says where the text models ran (`provider`).
  */
 import { parseArgs } from "node:util";
+import { bindOptionValues } from "../client/cli/args";
 import { cleanVideo } from "../gpu-worker/engine/clean";
+import { checkMediaTools } from "../gpu-worker/engine/media/tools-check";
 import { createOcrEngine } from "../gpu-worker/engine/ocr/ocr";
 
 const USAGE = 'usage: clean INPUT -o OUTPUT [--text "exact text"]... [--provider auto|cpu|cuda] [--json]';
 const PROVIDERS = ["auto", "cpu", "cuda"] as const;
+const OPTIONS = {
+  output: { type: "string", short: "o" },
+  text: { type: "string", multiple: true },
+  json: { type: "boolean", default: false },
+  provider: { type: "string", default: "auto" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
 
 /** The command line, or usage on stderr and exit 2 (0 for --help) when it is not one this takes. */
 function commandLine() {
   try {
     const parsed = parseArgs({
+      args: bindOptionValues(process.argv.slice(2), OPTIONS),
       allowPositionals: true,
-      options: {
-        output: { type: "string", short: "o" },
-        text: { type: "string", multiple: true },
-        json: { type: "boolean", default: false },
-        provider: { type: "string", default: "auto" },
-        help: { type: "boolean", short: "h", default: false },
-      },
+      options: OPTIONS,
     });
     if (parsed.values.help) {
       console.log(USAGE);
@@ -49,6 +53,7 @@ let lastLine = "";
 const started = Date.now();
 /** Opens the text models (with --provider cuda, failing when CUDA cannot be used) and cleans. */
 async function clean(output: string) {
+  await checkMediaTools();
   const ocr = await createOcrEngine({ provider });
   try {
     const summary = await cleanVideo(input as string, output, {

@@ -6,6 +6,8 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { ffmpegBinary } from "../gpu-worker/engine/media/process";
+import { checkMediaTools } from "../gpu-worker/engine/media/tools-check";
 import { baseUrl, PROJECT_ROOT, readDevVars } from "./lib/dev-config";
 
 const OUT_DIR = path.join(PROJECT_ROOT, "demo-output");
@@ -13,7 +15,7 @@ const FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 const base = baseUrl();
 
 function ffmpeg(args: string[]): void {
-  execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args]);
+  execFileSync(ffmpegBinary(), ["-hide_banner", "-loglevel", "error", "-y", ...args]);
 }
 
 /** A 6-second 960x540 ad made here: moving footage, a hook on a shaded box, word-by-word captions. */
@@ -107,6 +109,7 @@ interface Job {
 }
 
 async function main(): Promise<void> {
+  await checkMediaTools(); // the demo makes its sample ad with ffmpeg, whether or not a stack runs
   mkdirSync(OUT_DIR, { recursive: true });
   const stack = (await isUp()) ? null : await startStack();
   try {

@@ -5,8 +5,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
+import { checkMediaTools } from "../gpu-worker/engine/media/tools-check";
 import { edgePort, ensureDevVars, PROJECT_ROOT } from "./lib/dev-config";
 import { waitForHealth } from "./lib/health";
+import { freePort } from "./lib/ports";
 import { QUIET_WRANGLER_ENV } from "./lib/wrangler-env";
 
 const port = edgePort();
@@ -127,7 +129,18 @@ async function redispatchQueuedJobs(baseUrl: string, adminToken: string): Promis
   if (!response.ok) throw new Error(`redispatch of queued jobs failed: HTTP ${response.status}`);
 }
 
+/**
+ * wrangler dev's devtools inspector: INSPECTOR_PORT when asked for, else a free port the system
+ * picks. Wrangler's own choice is 127.0.0.1:9229 whenever it looks free, so stacks starting
+ * together (a second `npm start`, the tests beside one) or a debugger race for the same port.
+ */
+async function inspectorPort(): Promise<number> {
+  return process.env.INSPECTOR_PORT ? Number(process.env.INSPECTOR_PORT) : freePort();
+}
+
 async function main(): Promise<void> {
+  // The worker checks too, but a worker that exits is restarted: refuse here, with the fix, instead.
+  await checkMediaTools();
   await Promise.all([assertPortFree(port), assertPortFree(workerPort)]);
   const devVars = ensureDevVars();
   await applyMigrations();
@@ -144,6 +157,11 @@ async function main(): Promise<void> {
     "--var",
     `GPU_WORKER_URL:http://127.0.0.1:${workerPort}`,
     ...(process.env.LEASE_SECONDS ? ["--var", `LEASE_SECONDS:${process.env.LEASE_SECONDS}`] : []),
+    "--inspector-port",
+    String(await inspectorPort()),
+    // Only so wrangler does not tell the user to curl /cdn-cgi/handler/scheduled: the scheduled
+    // tasks are run by this script (startLocalCron), as Cloudflare's cron would.
+    "--test-scheduled",
     "--show-interactive-dev-session=false",
     "--log-level",
     process.env.WRANGLER_LOG_LEVEL ?? "warn",

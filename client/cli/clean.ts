@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { AdCleanError } from "../errors";
 import type { AdClean } from "../index";
 import type { Job } from "../types";
 import { contentTypeOf } from "../upload";
 import { isFinished } from "../wait";
+import { probeDuration } from "./duration";
 import { EXIT, UsageError } from "./exit-codes";
 import { jobLabel } from "./format";
 import type { ProgressDisplay } from "./progress";
@@ -30,6 +32,22 @@ export function defaultOutput(input: string): string {
 }
 
 /**
+ * A local file over the length limit is refused before a byte is sent, as the API would refuse it
+ * after the upload (422 video_too_long). Without ffprobe the check is left to the API.
+ */
+async function refuseTooLong(client: AdClean, input: string): Promise<void> {
+  const seconds = await probeDuration(input).catch(() => null);
+  if (seconds === null) return;
+  const estimate = await client.estimate(seconds);
+  if (!estimate.too_long) return;
+  throw new AdCleanError(422, {
+    type: "invalid_request_error",
+    code: "video_too_long",
+    message: `${path.basename(input)} lasts ${estimate.label}; the longest video the service cleans is ${estimate.max_duration_seconds / 60} minutes. Nothing was uploaded: cut it shorter first.`,
+  });
+}
+
+/**
  * `adclean clean`: uploads the file (or gives the URL), creates the job, shows its progress by
  * stage, downloads the result. Ctrl-C cancels the job through the API before exiting (a second
  * Ctrl-C exits at once).
@@ -43,6 +61,7 @@ export async function clean(
   if (!isUrl(input)) {
     if (!existsSync(input)) throw new UsageError(`${input}: no such file.`);
     if (!contentTypeOf(input)) throw new UsageError(`${input}: only .mp4, .mov and .m4v files are taken.`);
+    await refuseTooLong(client, input);
   }
   const { output } = options;
   const controller = new AbortController();

@@ -30,6 +30,11 @@ export function formatJobList(list: JobList): string {
 }
 
 export function formatEstimate(estimate: Estimate): string {
+  if (estimate.too_long)
+    return (
+      `${estimate.label}: over the ${estimate.max_duration_seconds / 60}-minute limit; a job for it is refused ` +
+      "(video_too_long). Cut it shorter first."
+    );
   const plans = estimate.plans.map((entry) => `  ${entry.plan}: ${entry.videos_per_month} videos a month`);
   return [`${estimate.label}: ${estimate.credits} credits`, ...plans].join("\n");
 }

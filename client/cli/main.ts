@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { AdClean } from "../index";
 import type { JobListQuery } from "../types";
+import { bindOptionValues } from "./args";
 import { clean, defaultOutput, isUrl } from "./clean";
 import { probeDuration } from "./duration";
 import { EXIT, errorJson, exitCodeOf, UsageError } from "./exit-codes";
@@ -30,21 +31,19 @@ interface Outcome {
   exitCode: number;
 }
 
+const OPTIONS = {
+  output: { type: "string", short: "o" },
+  text: { type: "string", multiple: true },
+  json: { type: "boolean", default: false },
+  limit: { type: "string" },
+  status: { type: "string" },
+  "starting-after": { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
 function parse(argv: string[]) {
   try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        output: { type: "string", short: "o" },
-        text: { type: "string", multiple: true },
-        json: { type: "boolean", default: false },
-        limit: { type: "string" },
-        status: { type: "string" },
-        "starting-after": { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    return parseArgs({ args: bindOptionValues(argv, OPTIONS), allowPositionals: true, options: OPTIONS });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

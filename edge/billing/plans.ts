@@ -36,3 +36,15 @@ export function planIsInForce(status: SubscriptionStatus): boolean {
 export function planRenews(status: SubscriptionStatus): boolean {
   return status === "active" || status === "trialing";
 }
+
+/**
+ * What a refused workspace can do about a plan feature it lacks. There is no plan control in the
+ * dashboard: plans are set by the service's operator (admin API), so the message says whom to ask.
+ */
+export function planRequiredMessage(feature: string, plan: Pick<Plan, "name"> | null): string {
+  const current = plan ? `the ${plan.name} plan` : "no plan";
+  return (
+    `${feature} needs the Growth or Scale plan; this workspace is on ${current}. ` +
+    "Plans are changed by the service's operator, not in the dashboard: ask them to move the workspace to Growth or Scale."
+  );
+}

@@ -14,6 +14,13 @@ export function periodStart(workspace: WorkspaceRecord, nowMs = Date.now()): num
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
 }
 
+/** End of the billing period: current_period_end, or the end of the calendar month without a plan. */
+export function periodEnd(workspace: WorkspaceRecord, nowMs = Date.now()): number {
+  if (workspace.currentPeriodEnd !== null) return workspace.currentPeriodEnd;
+  const now = new Date(nowMs);
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+}
+
 /** Jobs created this period, and the credits they spent (refunded jobs spend none). */
 export async function periodUsage(db: Database, workspace: WorkspaceRecord) {
   const since = periodStart(workspace);
@@ -26,6 +33,7 @@ export async function periodUsage(db: Database, workspace: WorkspaceRecord) {
     .where(and(eq(jobs.workspaceId, workspace.id), gte(jobs.createdAt, since)));
   return {
     period_start: new Date(since).toISOString(),
+    period_end: new Date(periodEnd(workspace)).toISOString(),
     jobs: row?.jobs ?? 0,
     credits_spent: row?.credits ?? 0,
   };

@@ -153,6 +153,10 @@ export const events = sqliteTable(
     deliveredAt: integer("delivered_at"),
     /** When the attempt on the webhooks queue is due; null while none is known to be there. */
     nextAttemptAt: integer("next_attempt_at"),
+    /** Why the delivery is not done: the last attempt's failure, or why it was skipped; null once delivered. */
+    deliveryLastError: text("delivery_last_error"),
+    /** When the next attempt is due, while one is scheduled after a failure; else null. */
+    deliveryNextAttemptAt: integer("delivery_next_attempt_at"),
   },
   (table) => [
     index("events_workspace_created").on(table.workspaceId, table.createdAt),

@@ -1,13 +1,28 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { ApiError } from "./errors";
+import { issueMessage } from "./issue-message";
+
+/** Headers arrive lower-cased; `param` spells them as the API's other answers do (the 409's Idempotency-Key). */
+const HEADER_PARAMS: Record<string, string> = { "idempotency-key": "Idempotency-Key" };
+
+/** The parameter an issue is about: its path, or for an unknown field that field's name. */
+function paramOf(issue: z.core.$ZodIssue): string | undefined {
+  const path = [
+    ...issue.path.map(String),
+    ...(issue.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : []),
+  ];
+  if (path.length === 0) return undefined;
+  const joined = path.join(".");
+  return HEADER_PARAMS[joined] ?? joined;
+}
 
 /** The first problem of a failed zod parse, as a 400 invalid_parameter naming the parameter. */
 export function invalidParameter(error: z.ZodError): ApiError {
   const issue = error.issues[0];
-  const param = issue?.path.length ? issue.path.map(String).join(".") : undefined;
-  const message = issue ? `${param ? `${param}: ` : ""}${issue.message}` : "Invalid request.";
-  return new ApiError("invalid_parameter", message, param);
+  if (!issue) return new ApiError("invalid_parameter", "The request is not valid.");
+  const param = paramOf(issue);
+  return new ApiError("invalid_parameter", issueMessage(issue, param), param);
 }
 
 /** Default hook of every OpenAPI route: validation failures become the spec's 400. */

@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
+import { planRequiredMessage } from "../billing/plans";
 import { ApiError } from "../lib/errors";
 import { invalidParameter } from "../lib/validation";
 import { countRequest, refuseIfLimited } from "../middleware/rate-limit";
@@ -53,8 +54,8 @@ function checkPlan(tool: McpTool, context: McpContext): void {
   if (tool.openToAllPlans || context.workspace.limits.apiAccess) return;
   throw new ApiError(
     "plan_required",
-    `${tool.name} needs the Growth or Scale plan (API access); on this plan only get_account and estimate_credits ` +
-      "work. Upgrade the workspace's plan in the dashboard.",
+    `${planRequiredMessage(`${tool.name} (API access)`, context.workspace.plan)} Meanwhile get_account and ` +
+      "estimate_credits work, and videos can be cleaned in the dashboard.",
   );
 }
 

@@ -1,5 +1,5 @@
 /** 15 minutes (spec, Limits). */
-const MAX_DURATION_SECONDS = 15 * 60;
+export const MAX_DURATION_SECONDS = 15 * 60;
 /** Our decision: up to 4K UHD in either orientation (3840 on the long side, 2160 on the short). */
 const MAX_LONG_SIDE = 3840;
 const MAX_SHORT_SIDE = 2160;

@@ -1,4 +1,5 @@
 import { createMiddleware } from "hono/factory";
+import { planRequiredMessage } from "../billing/plans";
 import { database } from "../db/client";
 import type { AppBindings } from "../env";
 import { hashApiKey, looksLikeApiKey } from "../lib/api-keys";
@@ -45,13 +46,34 @@ export const identify = createMiddleware<AppBindings>(async (c, next) => {
   await next();
 });
 
-export const requireAuth = createMiddleware<AppBindings>(async (c, next) => {
-  if (!c.var.auth) {
-    throw new ApiError(
+/**
+ * Why no workspace was found, said so the user knows what to fix: nothing sent, something that is
+ * not a key (a typo, a missing "Bearer "), or a well-formed key that is unknown or revoked.
+ */
+function missingKeyError(authorization: string | undefined, apiKeyHeader: string | undefined): ApiError {
+  const header =
+    authorization !== undefined ? "Authorization" : apiKeyHeader !== undefined ? "X-API-Key" : null;
+  if (header === null)
+    return new ApiError(
       "invalid_api_key",
-      "No valid API key was given. Send it as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.",
+      "No API key was sent. Send it as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.",
     );
-  }
+  if (presentedKey(authorization, apiKeyHeader) === null)
+    return new ApiError(
+      "invalid_api_key",
+      `The ${header} header holds no API key: send 'Authorization: Bearer sk_live_…' or 'X-API-Key: sk_live_…' ` +
+        "(sk_live_ and 40 letters and digits).",
+      header,
+    );
+  return new ApiError(
+    "invalid_api_key",
+    "This API key is unknown or was revoked. Check it was copied whole, or create a new one on the dashboard's API keys page.",
+    header,
+  );
+}
+
+export const requireAuth = createMiddleware<AppBindings>(async (c, next) => {
+  if (!c.var.auth) throw missingKeyError(c.req.header("Authorization"), c.req.header("X-API-Key"));
   await next();
 });
 
@@ -63,7 +85,8 @@ export const planGate = createMiddleware<AppBindings>(async (c, next) => {
   if (!auth.workspace.limits.apiAccess && !OPEN_TO_ALL_PLANS.has(`${c.req.method} ${c.req.path}`)) {
     throw new ApiError(
       "plan_required",
-      "API access needs the Growth or Scale plan. Upgrade the workspace's plan in the dashboard.",
+      `${planRequiredMessage("API access", auth.workspace.plan)} Meanwhile GET /v1/account and GET /v1/estimate ` +
+        "answer, and videos can be cleaned in the dashboard.",
     );
   }
   await next();

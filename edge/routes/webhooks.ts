@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
+import { planRequiredMessage } from "../billing/plans";
 import { database } from "../db/client";
 import type { AppBindings } from "../env";
 import { ApiError } from "../lib/errors";
@@ -30,7 +31,7 @@ const TAG = ["Webhooks"];
 /** Webhooks are a plan feature (limits.webhooks): without it they answer 403 plan_required (API and dashboard). */
 export function requireWebhookPlan(workspace: WorkspaceRecord): void {
   if (!workspace.limits.webhooks) {
-    throw new ApiError("plan_required", "Webhooks need the Growth or Scale plan.");
+    throw new ApiError("plan_required", planRequiredMessage("Webhook delivery", workspace.plan));
   }
 }
 

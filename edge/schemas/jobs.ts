@@ -135,8 +135,8 @@ export const JobIdParamSchema = z.object({
 export const IdempotencyHeaderSchema = z.object({
   "idempotency-key": z
     .string()
-    .min(1)
-    .max(255, "Idempotency-Key is at most 255 characters")
+    .min(1, "Idempotency-Key must be 1 to 255 characters; leave the header out to send none.")
+    .max(255, "Idempotency-Key must be 1 to 255 characters; use a shorter key, such as a UUID.")
     .optional()
     .openapi({
       param: { name: "idempotency-key", in: "header" },

@@ -19,6 +19,13 @@ export const EventWithDeliverySchema = WebhookEventSchema.extend({
     status: z.enum(["pending", "delivered", "failed", "skipped"]),
     attempts: z.number().int(),
     delivered_at: z.iso.datetime().nullable(),
+    last_error: z.string().nullable().openapi({
+      description:
+        "Why the delivery is not done: the last attempt's failure (e.g. connection failed, the endpoint answered HTTP 500), or why it was skipped; null once delivered",
+    }),
+    next_attempt_at: z.iso.datetime().nullable().openapi({
+      description: "When the next attempt is due, while one is scheduled after a failed attempt; else null",
+    }),
   }),
 }).openapi("EventWithDelivery");
 

@@ -16,6 +16,7 @@ import {
   parseRetryAfter,
 } from "./schedule";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature";
+import { markSkipped, skipReason } from "./skip";
 
 export interface WebhookMessage {
   event_id: string;
@@ -133,8 +134,9 @@ export async function handleWebhookMessage(
   if (!event || (event.deliveryStatus === "delivered" && !message.manual)) return;
   const workspace = await findWorkspace(db, event.workspaceId);
   const [row] = await db.select().from(workspaces).where(eq(workspaces.id, event.workspaceId)).limit(1);
-  if (!workspace?.limits.webhooks || !row?.webhookUrl || !row.webhookEnabled) {
-    await db.update(events).set({ deliveryStatus: "skipped" }).where(eq(events.id, event.id));
+  const reason = skipReason(workspace, row && { url: row.webhookUrl, enabled: row.webhookEnabled });
+  if (reason !== null || !row?.webhookUrl) {
+    await markSkipped(db, event.id, reason ?? "no endpoint was set when the event happened");
     return;
   }
   const result = await post(
@@ -165,7 +167,12 @@ export async function handleWebhookMessage(
     await db.batch([
       db
         .update(events)
-        .set({ deliveryStatus: "delivered", deliveredAt: nowMs })
+        .set({
+          deliveryStatus: "delivered",
+          deliveredAt: nowMs,
+          deliveryLastError: null,
+          deliveryNextAttemptAt: null,
+        })
         .where(eq(events.id, event.id)),
       db.update(workspaces).set({ webhookFailingSince: null }).where(eq(workspaces.id, row.id)),
     ]);
@@ -190,13 +197,22 @@ export async function handleWebhookMessage(
     )
     .where(eq(workspaces.id, row.id));
   const delay = disable ? null : nextDelaySeconds(message.attempt, result.retryAfterSeconds);
+  const lastError = result.error ?? `the endpoint answered HTTP ${result.status}`;
   if (delay === null) {
-    await db.update(events).set({ deliveryStatus: "failed" }).where(eq(events.id, event.id));
+    await db
+      .update(events)
+      .set({ deliveryStatus: "failed", deliveryLastError: lastError, deliveryNextAttemptAt: null })
+      .where(eq(events.id, event.id));
     return;
   }
+  const notBefore = nowMs + delay * 1000;
+  await db
+    .update(events)
+    .set({ deliveryStatus: "pending", deliveryLastError: lastError, deliveryNextAttemptAt: notBefore })
+    .where(eq(events.id, event.id));
   await enqueueDelivery(
     env,
-    { event_id: event.id, attempt: message.attempt + 1, not_before: nowMs + delay * 1000 },
+    { event_id: event.id, attempt: message.attempt + 1, not_before: notBefore },
     nowMs,
   );
 }

@@ -19,6 +19,8 @@ export function eventWithDelivery(row: EventRow) {
       status: row.deliveryStatus,
       attempts: row.deliveryAttempts,
       delivered_at: iso(row.deliveredAt),
+      last_error: row.deliveryLastError,
+      next_attempt_at: iso(row.deliveryNextAttemptAt),
     },
   };
 }

@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import { database } from "../db/client";
-import { events, workspaces } from "../db/schema";
+import { workspaces } from "../db/schema";
 import type { Env } from "../env";
 import { findWorkspace } from "../services/workspaces";
 import { enqueueDelivery } from "./delivery";
+import { markSkipped, skipReason } from "./skip";
 
 /**
  * Sends a stored event on its way: the first attempt goes on the webhooks queue at once when the
@@ -24,8 +25,9 @@ export async function publishEvent(
     .from(workspaces)
     .where(eq(workspaces.id, workspaceId))
     .limit(1);
-  if (!workspace?.limits.webhooks || !row?.url || !row.enabled) {
-    await db.update(events).set({ deliveryStatus: "skipped" }).where(eq(events.id, eventId));
+  const reason = skipReason(workspace, row);
+  if (reason !== null) {
+    await markSkipped(db, eventId, reason);
     return;
   }
   try {

@@ -15,7 +15,7 @@ import {
   WebhookVerificationError,
 } from "../../client/index";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
-import { makeCaptionedClip } from "../fixtures/media";
+import { makeCaptionedClip, makeLongTinyClip } from "../fixtures/media";
 import { cliWorkspace, npmRun, PROJECT_ROOT, type RunningStack, startStack } from "../helpers/stack";
 
 const PORT = 18837;
@@ -309,6 +309,25 @@ describe("the adclean command line", () => {
     });
     expect(unreachable.code).toBe(5);
     expect(jsonLine(unreachable.stdout).error.type).toBe("connection_error");
+  });
+
+  it("refuses a video over 15 minutes before uploading it, and its estimate says why", async () => {
+    const estimate = await npmRun("adclean", ["estimate", "100000"], env);
+    expect(estimate.stdout).toContain("over the 15-minute limit; a job for it is refused (video_too_long)");
+    expect(estimate.stdout).not.toContain("videos a month");
+    const tooLong = path.join(dir, "sixteen-minutes.mp4");
+    makeLongTinyClip(tooLong, 16 * 60);
+    const run = await npmRun("adclean", ["clean", tooLong, "--json"], env);
+    expect(run.code).toBe(3);
+    expect(jsonLine(run.stdout).error).toMatchObject({ code: "video_too_long" });
+    expect(run.stderr).toContain("Nothing was uploaded");
+    expect(run.stderr).not.toMatch(/uploading/);
+  });
+
+  it('takes a text that starts with a dash (--text "-50% TODAY")', async () => {
+    const run = await npmRun("adclean", ["clean", path.join(dir, "none.mp4"), "--text", "-50% TODAY"], env);
+    expect(run.stderr).not.toContain("ambiguous");
+    expect(run.stderr).toContain("none.mp4: no such file.");
   });
 
   it("Ctrl-C cancels the running job through the API and exits 130", async () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
-import { makeCaptionedClip } from "../fixtures/media";
+import { makeCaptionedClip, makeLongTinyClip, makeTinyClip } from "../fixtures/media";
 import {
   type CliWorkspace,
   cliWorkspace,
@@ -19,6 +19,7 @@ const SHOTS = path.join(PROJECT_ROOT, "test-results/dashboard");
 const EMAIL = "marketer@example.com";
 const PASSWORD = "a long dashboard password";
 const CAPTION = "SALE 50% OFF";
+const PRICE_CUT = "-50% TODAY";
 
 let stack: RunningStack;
 let receiver: FileServer;
@@ -27,6 +28,8 @@ let page: Page;
 let workspace: CliWorkspace;
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-dashboard-"));
 const clip = path.join(dir, "spring-ad.mp4");
+const tooLong = path.join(dir, "sixteen-minutes.mp4");
+const tooWide = path.join(dir, "too-wide.mp4");
 
 const admin = async (args: string[]) => {
   const run = await npmRun("admin", args, { BASE_URL: stack.baseUrl });
@@ -49,6 +52,8 @@ const heading = () => page.getByRole("heading", { level: 1 });
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   makeCaptionedClip(clip, 3, CAPTION);
+  makeLongTinyClip(tooLong, 16 * 60);
+  makeTinyClip(tooWide, { width: 4000, height: 64, seconds: 1 });
   receiver = await startFileServer(dir);
   stack = await startStack(18847);
   workspace = await cliWorkspace(stack, "growth", 1000);
@@ -111,10 +116,34 @@ describe("the dashboard in a browser, on the real local stack", () => {
     });
   });
 
+  it("refuses a video over 15 minutes before uploading it, blaming its length, not the credits", async () => {
+    await page.locator("#video-file").setInputFiles(tooLong);
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "sixteen-minutes.mp4 lasts 16 min; the longest video we clean is 15 minutes." })
+      .waitFor();
+    // 2,400 credits would be more than the workspace's 1,000: still the length is what is said.
+    expect(await page.getByText("Not enough credits").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Start cleaning" }).isDisabled()).toBe(true);
+    await shot("clean-too-long");
+  });
+
+  it("keeps Start disabled after the service refuses the video, until another file is chosen", async () => {
+    // Readable and priced in the browser, refused by the service once uploaded: wider than 4K.
+    await page.locator("#video-file").setInputFiles(tooWide);
+    await page.getByText(/^too-wide\.mp4: 1\.0 s, costs 25 credits/).waitFor();
+    const start = page.getByRole("button", { name: "Start cleaning" });
+    await start.click();
+    await page.getByRole("alert").filter({ hasText: "the largest we clean is 3840x2160" }).waitFor();
+    expect(await start.isDisabled()).toBe(true);
+    await shot("clean-refused");
+  });
+
   it("uploads a clip with its price shown first, and follows the job to succeeded", async () => {
     await page.locator("#video-file").setInputFiles(clip);
     await page.getByText("spring-ad.mp4: 3.0 s, costs 25 credits. You have 1,000.").waitFor();
-    await page.getByLabel("Texts to erase (optional)").fill(CAPTION);
+    // A price cut starts with a dash, as in many ads: taken as a text like any other.
+    await page.getByLabel("Texts to erase (optional)").fill(`${CAPTION}\n${PRICE_CUT}`);
     await shot("clean");
     await page.getByRole("button", { name: "Start cleaning" }).click();
     await page.waitForURL(/#\/jobs\/job_/);
@@ -134,18 +163,24 @@ describe("the dashboard in a browser, on the real local stack", () => {
     expect([...seen].some((status) => ["queued", "analyzing", "processing"].includes(status))).toBe(true);
   });
 
-  it("plays the original and the cleaned video side by side and downloads the result", async () => {
+  it("plays the original and the cleaned video side by side, frames unobstructed, and downloads the result", async () => {
+    // The texts asked for are shown with the job.
+    expect(await page.locator("#job-texts li").allTextContents()).toEqual([CAPTION, PRICE_CUT]);
+    // No browser controls over the frames (they would cover the captions' place): one bar under both.
+    for (const id of ["#before-video", "#after-video"])
+      expect(await page.locator(id).getAttribute("controls")).toBeNull();
+    await page.getByRole("button", { name: "Play both" }).click();
+    await page.getByRole("button", { name: "Pause both" }).waitFor();
     for (const id of ["#before-video", "#after-video"]) {
-      const played = await page.locator(id).evaluate(async (element) => {
-        const video = element as unknown as VideoElement;
-        video.muted = true;
-        await video.play();
-        await new Promise((resolve) => setTimeout(resolve, 700));
-        return { time: video.currentTime, width: video.videoWidth };
-      });
-      expect(played.width).toBe(480);
-      expect(played.time).toBeGreaterThan(0);
+      await expect
+        .poll(() => page.locator(id).evaluate((element) => (element as unknown as VideoElement).currentTime))
+        .toBeGreaterThan(0);
+      const width = await page
+        .locator(id)
+        .evaluate((element) => (element as unknown as VideoElement).videoWidth);
+      expect(width).toBe(480);
     }
+    await page.getByRole("button", { name: "Pause both" }).click();
     await shot("job-succeeded");
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download").click()]);
     expect(download.suggestedFilename()).toBe("spring-ad-clean.mp4");
@@ -197,6 +232,23 @@ describe("the dashboard in a browser, on the real local stack", () => {
     await shot("webhooks");
   });
 
+  it("says why a delivery was skipped or failed, and when the next attempt is due", async () => {
+    // The job finished before any endpoint existed: its event was skipped, and the page says why.
+    await page
+      .getByRole("row")
+      .filter({ hasText: "job.succeeded" })
+      .getByText("skipped: no endpoint was set when the event happened")
+      .waitFor();
+    await page.getByLabel("Endpoint URL").fill(`${receiver.url}/hook/fail/dashboard-fail`);
+    await page.getByRole("button", { name: "Save endpoint" }).click();
+    await page.getByText(`Sending to ${receiver.url}/hook/fail/dashboard-fail`).waitFor();
+    await page.getByRole("button", { name: "Send a test event" }).click();
+    await page.getByText(/^pending: the endpoint answered HTTP 500; next attempt /).waitFor();
+    await shot("webhooks-reasons");
+    await page.getByLabel("Endpoint URL").fill(`${receiver.url}/hook/ok/dashboard`);
+    await page.getByRole("button", { name: "Save endpoint" }).click();
+  });
+
   it("shows the plan, the credits and this period's jobs", async () => {
     await page.getByRole("link", { name: "Usage" }).click();
     await page.getByRole("heading", { name: "This period" }).waitFor();
@@ -204,6 +256,11 @@ describe("the dashboard in a browser, on the real local stack", () => {
     expect(text).toContain("Growth");
     expect(text).toContain("Total975");
     expect(text).toContain("Jobs1");
+    // The period the README describes: from a day of one month to the same day of the next.
+    const period = /Period(\d+) (\w+) (\d+) to (\d+) (\w+) (\d+)/.exec(text);
+    expect(period?.[1]).toBe(period?.[4]);
+    expect(period?.[2]).not.toBe(period?.[5]);
+    expect(text).toContain("Plans are changed by the service's operator");
     await shot("usage");
   });
 
@@ -237,6 +294,45 @@ describe("the dashboard in a browser, on the real local stack", () => {
     const shown = await rows.evaluateAll((all) => all.map((row) => row.getAttribute("data-job")));
     expect(shown.slice(0, 2)).toEqual(added);
     expect(shown[2]).toMatch(/^job_/);
+  });
+
+  it("shows a starter workspace's owner what the plan allows and whom to ask for another", async () => {
+    const starter = await cliWorkspace(stack, "starter", 1500);
+    await admin([
+      "owner",
+      "create",
+      "--workspace",
+      starter.workspace_id,
+      "--email",
+      "starter@example.com",
+      "--password",
+      PASSWORD,
+    ]);
+    const { url } = await admin([
+      "owner",
+      "link",
+      "--workspace",
+      starter.workspace_id,
+      "--email",
+      "starter@example.com",
+    ]);
+    const context = await browser.newContext();
+    const other = await context.newPage();
+    await other.goto(url as string);
+    await other.getByRole("heading", { name: "Clean a video" }).waitFor();
+    await other.goto(`${stack.baseUrl}/#/keys`);
+    const notice = other.locator("#plan-notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain("This workspace is on the Starter plan");
+    expect(await notice.textContent()).toContain("A key answers only GET /v1/account and GET /v1/estimate.");
+    await other.screenshot({ path: path.join(SHOTS, "keys-starter.png"), fullPage: true });
+    await other.goto(`${stack.baseUrl}/#/webhooks`);
+    await other
+      .getByText("Webhook delivery needs the Growth or Scale plan; this workspace is on the Starter plan.")
+      .waitFor();
+    expect(await other.getByText("ask them to move the workspace to Growth or Scale").count()).toBe(1);
+    await other.screenshot({ path: path.join(SHOTS, "webhooks-starter.png"), fullPage: true });
+    await context.close();
   });
 
   it("fits a 375 px wide screen without sideways scrolling", async () => {

@@ -20,6 +20,8 @@ describe("GET /v1/estimate", () => {
         { plan: "growth", videos_per_month: 58 },
         { plan: "scale", videos_per_month: 290 },
       ],
+      max_duration_seconds: 900,
+      too_long: false,
     });
   });
 

@@ -226,4 +226,17 @@ describe("/mcp in the Worker", () => {
     // Another endpoint's window is untouched.
     expect((await api("/v1/account", { key: api_key })).status).toBe(200);
   });
+
+  it("says a video over 15 minutes would be refused, instead of only pricing it", async () => {
+    const { api_key } = await createWorkspace();
+    const client = await connect(api_key);
+    const result = await call(client, "estimate_credits", { duration_seconds: 100_000 });
+    expect(result.structuredContent).toMatchObject({ too_long: true, max_duration_seconds: 900 });
+    expect(result.content[0]).toMatchObject({
+      text: expect.stringContaining(
+        "over the 15-minute limit: a job for it would be refused with video_too_long",
+      ),
+    });
+    await client.close();
+  });
 });

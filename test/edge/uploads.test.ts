@@ -92,7 +92,7 @@ describe("POST /v1/uploads", () => {
     const other = await postJson("/v1/uploads", api_key, { ...valid, size_bytes: 2000 }, headers);
     await expectError(other, 409, "idempotency_conflict");
     const tooLong = await postJson("/v1/uploads", api_key, valid, { "Idempotency-Key": "k".repeat(256) });
-    expect((await expectError(tooLong, 400, "invalid_parameter")).error.param).toBe("idempotency-key");
+    expect((await expectError(tooLong, 400, "invalid_parameter")).error.param).toBe("Idempotency-Key");
   });
 });
 

@@ -181,6 +181,33 @@ describe("webhook delivery", () => {
     expect(events.data.find((e) => e.id === eventId)?.delivery.status).toBe("delivered");
   });
 
+  it("says why a delivery is not done and when the next attempt is due; a skipped one says why", async () => {
+    const { api_key, eventId } = await workspaceWithEvent("fail", "reason-1");
+    const delivery = async () =>
+      (
+        await (
+          await api("/v1/events", { key: api_key })
+        ).json<{
+          data: Array<{ id: string; delivery: Record<string, unknown> }>;
+        }>()
+      ).data.find((e) => e.id === eventId)?.delivery;
+    // Made before the endpoint was set: skipped, with the reason.
+    expect(await delivery()).toMatchObject({
+      status: "skipped",
+      last_error: "no endpoint was set when the event happened",
+      next_attempt_at: null,
+    });
+    const { env: recording, sent } = recordingEnv();
+    const now = Date.now();
+    await handleWebhookMessage(recording, { event_id: eventId, attempt: 1, not_before: now }, now);
+    expect(await delivery()).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      last_error: "the endpoint answered HTTP 500",
+      next_attempt_at: new Date(sent[0]?.body.not_before as number).toISOString(),
+    });
+  });
+
   it("a receiver that never answers is retried on the whole schedule, every attempt recorded, then given up", async () => {
     const { api_key, eventId } = await workspaceWithEvent("hang", "hang-1");
     const { env: recording, sent } = recordingEnv();

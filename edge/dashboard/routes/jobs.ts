@@ -42,7 +42,12 @@ export const jobRoutes = new Hono<DashboardBindings>()
   .get("/jobs/:id", async (c) => {
     const storage = storageOf(c);
     const row = await findJob(c.env, c.var.dashboard.workspace.id, c.req.param("id"));
-    return c.json({ ...(await jobView(row, storage)), original_url: await originalUrl(c.env, storage, row) });
+    return c.json({
+      ...(await jobView(row, storage)),
+      original_url: await originalUrl(c.env, storage, row),
+      // What the owner asked to erase (null: every caption and overlay), shown beside the result.
+      texts: row.texts === null ? null : (JSON.parse(row.texts) as string[]),
+    });
   })
   .post("/jobs/:id/cancel", async (c) => {
     const storage = storageOf(c);

@@ -40,8 +40,12 @@ export const estimateCreditsTool = defineTool({
   openToAllPlans: true,
   async run({ duration_seconds }, call) {
     const estimate = await estimateCredits(call.env, duration_seconds);
+    const price = `A ${duration_seconds} s video (billed as ${estimate.label}) costs ${estimate.credits} credits.`;
     return {
-      summary: `A ${duration_seconds} s video (billed as ${estimate.label}) costs ${estimate.credits} credits.`,
+      summary: estimate.too_long
+        ? `A ${duration_seconds} s video is over the ${estimate.max_duration_seconds / 60}-minute limit: a job for it ` +
+          "would be refused with video_too_long. Cut it shorter first."
+        : price,
       value: estimate,
     };
   },

@@ -1,5 +1,5 @@
 // @ts-check
-import { call, putFile } from "../api.js";
+import { ApiFailure, call, putFile } from "../api.js";
 import { announce, duration, errorBox, h, integer } from "../dom.js";
 
 /** The types POST /uploads takes, by file extension for browsers that leave File.type empty. */
@@ -81,6 +81,15 @@ export async function renderClean(view) {
     try {
       const seconds = await readDuration(file);
       const price = await call("GET", `/estimate?duration_seconds=${seconds}`);
+      if (price.too_long) {
+        // The length, not the credits, is what stops it: said before anything is uploaded.
+        estimate.replaceChildren(
+          errorBox(
+            `${file.name} lasts ${price.label}; the longest video we clean is ${price.max_duration_seconds / 60} minutes. Cut it shorter, then choose it again.`,
+          ),
+        );
+        return;
+      }
       const enough = price.credits <= account.credits.total;
       estimate.replaceChildren(
         h(
@@ -166,8 +175,12 @@ export async function renderClean(view) {
       location.hash = `#/jobs/${job.id}`;
     } catch (error) {
       problems.replaceChildren(errorBox(error));
-      start.disabled = false;
       input.disabled = false;
+      // A refusal (4xx) would only be refused again: Start waits for another file. A lost
+      // connection or a server error may pass on a second try.
+      const refused = error instanceof ApiFailure && error.status < 500;
+      if (refused) chosen = null;
+      start.disabled = refused;
     }
   });
   view.append(h("h1", {}, "Clean a video"), form);

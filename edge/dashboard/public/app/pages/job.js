@@ -6,29 +6,84 @@ import { isActive, percent, stageLabel } from "../jobs-format.js";
 const POLL_MS = 1500;
 
 /**
- * Original and cleaned side by side (stacked on narrow screens), with the download.
+ * Plays the before and after videos together from one control bar under them: browser controls
+ * drawn over the frame would hide its bottom, exactly where captions sit.
+ * @param {HTMLVideoElement[]} videos
+ */
+function sharedControls(videos) {
+  const play = h("button", { id: "compare-play", type: "button" }, "Play both");
+  const seek = h("input", {
+    id: "compare-seek",
+    type: "range",
+    min: "0",
+    max: "1000",
+    value: "0",
+    "aria-label": "Position in both videos",
+  });
+  const [lead] = videos;
+  play.addEventListener("click", () => {
+    if (lead?.paused) for (const video of videos) video.play().catch(() => undefined);
+    else for (const video of videos) video.pause();
+  });
+  lead?.addEventListener("play", () => {
+    play.textContent = "Pause both";
+  });
+  lead?.addEventListener("pause", () => {
+    play.textContent = "Play both";
+  });
+  lead?.addEventListener("timeupdate", () => {
+    if (lead.duration) seek.value = String(Math.round((lead.currentTime / lead.duration) * 1000));
+  });
+  seek.addEventListener("input", () => {
+    for (const video of videos)
+      if (video.duration) video.currentTime = (Number(seek.value) / 1000) * video.duration;
+  });
+  return h("p", { class: "compare-controls" }, play, " ", seek);
+}
+
+/**
+ * Original and cleaned side by side (stacked on narrow screens), the frame unobstructed, one
+ * control bar for both, and the download.
  * @param {any} job with original_url and result
  */
 function beforeAfter(job) {
-  const player = (/** @type {string} */ id, /** @type {string} */ label, /** @type {string | null} */ src) =>
-    h(
-      "figure",
-      {},
-      src
-        ? h("video", { id, src, controls: true, preload: "metadata", playsinline: true, "aria-label": label })
-        : h("p", {}, "The original is no longer available."),
-      h("figcaption", {}, label),
-    );
+  /** @type {HTMLVideoElement[]} */
+  const videos = [];
+  const player = (
+    /** @type {string} */ id,
+    /** @type {string} */ label,
+    /** @type {string | null} */ src,
+  ) => {
+    let shown;
+    if (src) {
+      const video = /** @type {HTMLVideoElement} */ (
+        // One sound track at a time: the original plays muted beside the cleaned one.
+        h("video", {
+          id,
+          src,
+          preload: "metadata",
+          playsinline: true,
+          muted: id === "before-video",
+          "aria-label": label,
+        })
+      );
+      videos.push(video);
+      shown = video;
+    } else shown = h("p", {}, "The original is no longer available.");
+    return h("figure", {}, shown, h("figcaption", {}, label));
+  };
+  const pair = h(
+    "div",
+    { class: "before-after" },
+    player("before-video", "Before (original)", job.original_url),
+    player("after-video", "After (cleaned)", job.result.url),
+  );
   return h(
     "section",
     { "aria-labelledby": "result-title" },
     h("h2", { id: "result-title" }, "Before and after"),
-    h(
-      "div",
-      { class: "before-after" },
-      player("before-video", "Before (original)", job.original_url),
-      player("after-video", "After (cleaned)", job.result.url),
-    ),
+    pair,
+    sharedControls(videos),
     h(
       "p",
       {},
@@ -40,6 +95,12 @@ function beforeAfter(job) {
       ` (${integer(Math.round((job.result.size_bytes ?? 0) / 1024))} KB; the address is valid until ${when(job.result.expires_at)})`,
     ),
   );
+}
+
+/** What the owner asked to erase: the exact texts, or every caption and overlay. @param {string[] | null | undefined} texts */
+function requestedTexts(texts) {
+  if (!texts?.length) return "Every caption and overlay (read automatically)";
+  return h("ul", { id: "job-texts", class: "texts" }, ...texts.map((text) => h("li", {}, text)));
 }
 
 /**
@@ -65,6 +126,7 @@ export async function renderJob(view, jobId) {
         ["Status", h("span", { id: "job-status", class: `status status-${job.status}` }, job.status)],
         ["Stage", stageLabel(job.stage)],
         ["Length", duration(job.input.duration_seconds)],
+        ["To erase", requestedTexts(job.texts)],
         ["Credits", `${integer(job.credits)}${job.credits_refunded ? " (refunded)" : ""}`],
         ["Created", when(job.created_at)],
         ["Finished", when(job.finished_at)],

@@ -1,6 +1,7 @@
 // @ts-check
 import { call } from "../api.js";
 import { announce, confirmDialog, dataTable, errorBox, h, when } from "../dom.js";
+import { planNotice } from "../plan.js";
 
 /**
  * API keys: the list (prefix, name, created, last used), a new key shown once, revoke with confirmation.
@@ -88,9 +89,11 @@ export async function renderKeys(view) {
     }
   });
 
+  const account = await call("GET", "/account");
   view.append(
     h("h1", {}, "API keys"),
     h("p", {}, "Keys let your own systems use the API (Growth and Scale plans). The dashboard needs none."),
+    planNotice(account) ?? "",
     problems,
     create,
     dataTable(

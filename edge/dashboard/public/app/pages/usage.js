@@ -1,6 +1,16 @@
 // @ts-check
 import { call } from "../api.js";
 import { h, integer, when } from "../dom.js";
+import { PLAN_CHANGE, planNotice } from "../plan.js";
+
+/** "25 November 2026": a billing period runs from a day of one month to the same day of the next. */
+const day = (/** @type {string} */ iso) =>
+  new Date(iso).toLocaleDateString("en-GB", {
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    timeZone: "UTC",
+  });
 
 const yesNo = (/** @type {boolean} */ value) => (value ? "yes" : "no");
 
@@ -27,6 +37,7 @@ export async function renderUsage(view) {
   const { credits, limits, usage } = account;
   view.append(
     h("h1", {}, "Usage"),
+    planNotice(account) ?? "",
     h(
       "div",
       { class: "cards" },
@@ -35,6 +46,7 @@ export async function renderUsage(view) {
         ["Subscription", account.subscription_status.replaceAll("_", " ")],
         ["Period ends", when(account.current_period_end)],
         ["Monthly credits", account.plan ? integer(account.plan.monthly_credits) : "—"],
+        ["Changing plan", PLAN_CHANGE],
       ]),
       factList("Credits", [
         ["Plan credits", integer(credits.plan)],
@@ -43,7 +55,7 @@ export async function renderUsage(view) {
         ["Minutes of video", integer(account.minutes_available)],
       ]),
       factList("This period", [
-        ["Since", when(usage.period_start)],
+        ["Period", `${day(usage.period_start)} to ${day(usage.period_end)}`],
         ["Jobs", integer(usage.jobs)],
         ["Credits spent", integer(usage.credits_spent)],
       ]),

@@ -14,6 +14,17 @@ function secretOnce(secret) {
   );
 }
 
+/**
+ * The delivery's state with its reason and, while a retry is scheduled, when it is due:
+ * "pending: connection failed; next attempt 20:31:05".
+ * @param {{ status: string, last_error: string | null, next_attempt_at: string | null }} delivery
+ */
+function deliveryText(delivery) {
+  const reason = delivery.status !== "delivered" && delivery.last_error ? `: ${delivery.last_error}` : "";
+  const next = delivery.next_attempt_at ? `; next attempt ${when(delivery.next_attempt_at)}` : "";
+  return `${delivery.status}${reason}${next}`;
+}
+
 /** @param {any} event */
 function eventRow(event) {
   return h(
@@ -24,7 +35,7 @@ function eventRow(event) {
     h(
       "td",
       { "data-label": "Delivery", class: `delivery delivery-${event.delivery.status}` },
-      event.delivery.status,
+      deliveryText(event.delivery),
     ),
     h("td", { "data-label": "Attempts" }, String(event.delivery.attempts)),
     h("td", { "data-label": "Delivered" }, when(event.delivery.delivered_at)),
@@ -42,11 +53,12 @@ export async function renderWebhooks(view) {
     state = await call("GET", "/webhook");
   } catch (error) {
     if (error instanceof ApiFailure && error.code === "plan_required") {
+      // The service's answer names the plan in force and whom to ask for another.
       view.append(
         h(
           "p",
-          {},
-          "Webhooks come with the Growth and Scale plans. ",
+          { id: "plan-notice", class: "notice" },
+          `${error.message} `,
           h("a", { href: "#/usage" }, "See your plan"),
         ),
       );
