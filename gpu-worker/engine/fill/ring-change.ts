@@ -13,9 +13,9 @@ const MOVING_OVER_TYPICAL = 1.5;
 
 /**
  * Where the picture just around the hole differs in another frame (`source`, aligned by its motion;
- * its own text is not looked at) beyond what the camera's motion explains: a subject moving or turning next to the text. What
- * that frame shows inside the hole is then out of date there, however well the ring lines up as a
- * whole. Judged per block of the crop, from the ring pixels in the block and its eight neighbours;
+ * its own text is not looked at) beyond what the camera's motion explains: a subject moving or
+ * turning next to the text. What that frame shows inside the hole is then out of date there,
+ * however well the ring lines up as a whole. Judged per block of the crop, from the ring pixels in the block and its eight neighbours;
  * a block with none there takes the verdict of the whole ring.
  */
 export function movingNearHole(
