@@ -1,5 +1,6 @@
 import type { CropWork } from "./crop";
 import { project, sampleBicubic } from "./sample";
+import { kthSmallest } from "./select";
 import type { FillSource } from "./temporal";
 
 /** Side of the blocks the crop is judged in, in pixels (a power of two: BLOCK_SHIFT). */
@@ -27,7 +28,9 @@ export function movingNearHole(
   const down = (rect.height >> BLOCK_SHIFT) + 1;
   const sums = new Float64Array(across * down);
   const counts = new Uint32Array(across * down);
-  const changes: number[] = [];
+  const changes = new Float32Array(outside.length);
+  let sampled = 0;
+  let total = 0;
   const point = { x: 0, y: 0 };
   const sample = new Float32Array(3);
   for (let i = 0; i < outside.length; i += 1) {
@@ -44,15 +47,18 @@ export function movingNearHole(
     for (let c = 0; c < 3; c += 1) {
       change = Math.max(change, Math.abs((frame.data[here + c] as number) - (sample[c] as number)));
     }
-    changes.push(change);
+    changes[sampled++] = change;
+    total += change;
     const block = (row >> BLOCK_SHIFT) * across + (column >> BLOCK_SHIFT);
     sums[block] = (sums[block] as number) + change;
     counts[block] = (counts[block] as number) + 1;
   }
-  if (changes.length === 0) return () => false;
-  const mean = changes.reduce((sum, change) => sum + change, 0) / changes.length;
-  changes.sort((a, b) => a - b);
-  const threshold = Math.max(MOVING_CHANGE, MOVING_OVER_TYPICAL * (changes[changes.length >> 1] as number));
+  if (sampled === 0) return () => false;
+  const mean = total / sampled;
+  const threshold = Math.max(
+    MOVING_CHANGE,
+    MOVING_OVER_TYPICAL * kthSmallest(changes, sampled, sampled >> 1),
+  );
   const moving = new Uint8Array(across * down);
   for (let by = 0; by < down; by += 1) {
     for (let bx = 0; bx < across; bx += 1) {
