@@ -56,9 +56,13 @@ describe("markTextLine on a caption's own box", () => {
     for (let frame = 0; frame < 2; frame++) {
       markTextLine(tagFrame(splitBackground), TEXT_BOX, new Uint8Array(WIDTH * HEIGHT), look);
     }
-    // Red from the tag to the frame's right edge: that edge vanishes, and alone the frame shows no box.
+    // Mottled red from the tag to the frame's right edge: that edge vanishes, and alone the frame
+    // shows no box.
+    const mottled = (x: number, y: number) => ((x * 7919 + y * 104729) % 61) - 30;
     const hidden = tagFrame((x, y) =>
-      x >= TAG.x1 && y >= TAG.y0 - 10 && y < TAG.y1 + 10 ? RED : splitBackground(x, y),
+      x >= TAG.x1 && y >= TAG.y0 - 10 && y < TAG.y1 + 10
+        ? (RED.map((c) => c + mottled(x, y)) as [number, number, number])
+        : splitBackground(x, y),
     );
     const alone = new Uint8Array(WIDTH * HEIGHT);
     markTextLine(hidden, TEXT_BOX, alone);
@@ -320,6 +324,20 @@ describe("markTextLine on bands and plates that reach past their words", () => {
     );
     expect(missedIn(mask, BAND)).toBe(0);
     expect(mask[100 * WIDTH + 160]).toBe(0);
+  });
+
+  it("follows a solid band to the border where the picture beside it is as dark as the band for a stretch", () => {
+    // Dark night sky of the band's own brightness above and below it, a band-width stretch at a time.
+    const sky: [number, number, number] = [30, 34, 62];
+    const nightSky: Paint = (x, y) => (x < 90 && (y < 130 || y >= 170) ? sky : grass(x, y));
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(
+      painted(nightSky, [BAND, ...tickerLetters(200, 300)]),
+      { x: 198, y: 138, width: 104, height: 24 },
+      mask,
+    );
+    expect(missedIn(mask, BAND)).toBe(0);
+    expect(mask[100 * WIDTH + 40]).toBe(0);
   });
 
   it("keeps the band where it is while the ticker's words run along it", () => {

@@ -94,12 +94,42 @@ function reachesBorder(far: number, size: number, direction: 1 | -1): boolean {
 
 /** Edge strength a box's top or bottom must keep, window by window, to run on sideways. */
 const TRACE_STRENGTH = 0.7;
+/** Share of a row's pixels in the box's own colour for a solid box to run on where its edges fade. */
+const SOLID_SHARE = 0.85;
+
+function meanColour(image: RgbImage, row: number, from: number, to: number): number[] {
+  const mean = [0, 0, 0];
+  const count = Math.max(1, to - from);
+  for (let x = from; x < to; x++)
+    for (let c = 0; c < 3; c++)
+      mean[c] = (mean[c] as number) + (image.data[(row * image.width + x) * 3 + c] as number) / count;
+  return mean;
+}
+
+/** Share of a row segment within SOLID_TOLERANCE of `colour` in every channel. */
+function solidShare(
+  image: RgbImage,
+  row: number,
+  { from, to }: { from: number; to: number },
+  colour: number[],
+): number {
+  let solid = 0;
+  for (let x = from; x < to; x++) {
+    const i = (row * image.width + x) * 3;
+    let off = 0;
+    for (let c = 0; c < 3; c++)
+      off = Math.max(off, Math.abs((image.data[i + c] as number) - (colour[c] as number)));
+    if (off <= SOLID_TOLERANCE) solid++;
+  }
+  return solid / Math.max(1, to - from);
+}
 
 /**
  * How far the box's horizontal edges (rows `edges`, each with the direction of its outside) run
  * from column `start` towards `direction`, a window of `step` columns at a time: a plate or a band
  * often reaches well past its words. One weak window is passed over when the next is strong again
- * (something bright or dark lying against the edge). Returns the last column still on the box, the
+ * (something bright or dark lying against the edge); a solid box also runs on where its edges fade
+ * against a background of its own brightness, as long as its rows keep its colour. Returns the last column still on the box, the
  * frame's border included when the edges run into it (a band across the whole frame).
  */
 function traceSide(
@@ -113,8 +143,14 @@ function traceSide(
     from: direction < 0 ? Math.max(0, at - step) : at,
     to: direction < 0 ? at : Math.min(image.width, at + step),
   });
-  const strong = ({ from, to }: { from: number; to: number }) =>
-    edges.every(({ row, outward }) => edgeStrength(image, true, row, from, to, -outward) > TRACE_STRENGTH);
+  // Two rows in from each edge: chroma at half resolution blends the edge row itself.
+  const fillRows = edges.map(({ row, outward }) => row - 2 * outward);
+  const besideText = windowAt(start - direction * step);
+  const fill = fillRows.map((row) => meanColour(image, row, besideText.from, besideText.to));
+  const strong = (window: { from: number; to: number }) =>
+    edges.every(
+      ({ row, outward }) => edgeStrength(image, true, row, window.from, window.to, -outward) > TRACE_STRENGTH,
+    ) || fillRows.every((row, i) => solidShare(image, row, window, fill[i] as number[]) > SOLID_SHARE);
   const atBorder = ({ from, to }: { from: number; to: number }) => to - from < Math.max(4, step >> 2);
   let reached = start;
   for (;;) {
