@@ -72,6 +72,18 @@ describe("markTextLine on a caption's own box", () => {
     expect(tagPixelsMissed(remembered)).toBe(0);
   });
 
+  it("still finds the tag after its first frames showed none, once the shot changes", () => {
+    const look = newLineLook();
+    // The first shot is as red as the tag: only the letters show.
+    const redShot = tagFrame(() => RED);
+    for (let frame = 0; frame < 15; frame++) {
+      markTextLine(redShot, TEXT_BOX, new Uint8Array(WIDTH * HEIGHT), look);
+    }
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(tagFrame(splitBackground), TEXT_BOX, mask, look);
+    expect(tagPixelsMissed(mask)).toBe(0);
+  });
+
   it("keeps the tag in place when a later reading of the line takes in one more word, and moves it when the line slides", () => {
     const look = newLineLook();
     // The first frames read only the left part of the words (the detector split the line).

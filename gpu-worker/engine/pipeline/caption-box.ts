@@ -264,16 +264,21 @@ export interface LineLook {
   text?: Rect;
   found: number;
   checks: number;
+  /** Frames of the line marked so far. */
+  frames: number;
   /** How the box shows the picture behind it, averaged over its first frames; null: it is solid. */
   seeThrough?: SeeThrough | null;
   seeThroughSamples?: SeeThrough[];
 }
 
 export function newLineLook(): LineLook {
-  return { found: 0, checks: 0 };
+  return { found: 0, checks: 0, frames: 0 };
 }
 
-/** Frames a line is searched for a box before it is taken to have none. */
+/**
+ * Frames a line is searched for a box before it is taken to have none for now; after that, one frame
+ * in BOX_CHECKS is still searched: a box as dark as the picture behind it shows once the shot changes.
+ */
 const BOX_CHECKS = 8;
 /**
  * Text boxes read on different frames of a still line differ by a few pixels: a shift of the text's
@@ -312,7 +317,9 @@ function placedBox(look: LineLook, textRect: Rect, image: RgbImage): Rect | null
 
 /** The line's box on this frame: searched for until found twice (or never in the first frames), then remembered. */
 export function rememberedBox(image: RgbImage, box: Box, textRect: Rect, look: LineLook): Rect | null {
-  const searching = look.found < 2 && !(look.found === 0 && look.checks >= BOX_CHECKS);
+  look.frames++;
+  const seemsBoxless = look.found === 0 && look.checks >= BOX_CHECKS;
+  const searching = look.found < 2 && (!seemsBoxless || look.frames % BOX_CHECKS === 0);
   if (!searching) return look.found >= 2 ? placedBox(look, textRect, image) : null;
   look.checks++;
   const found = shadedBox(image, box, textRect);
