@@ -1,88 +1,127 @@
 import { type CropWork, Source } from "./crop";
 import { scratchPlane } from "./scratch";
 
+/** Over-relaxation of the Gauss-Seidel sweeps: the correction is smooth, so it converges fast. */
+const RELAXATION = 1.9;
+/** Sweeps at most, and the largest change (levels) of a sweep below which the solve has settled. */
+const MAX_SWEEPS = 400;
+const SETTLED = 0.05;
+
 /**
- * Hides seams where pixels borrowed from other frames meet the frame's own: on the ring just outside
- * the mask the difference between the frame and what the borrowed frames show there (exposure drift,
- * slight misalignment) is measured, smoothed, and added to the borrowed fill with a weight falling
- * from 1 at the mask's edge to 0 `band` pixels inside; offsets above `maxOffset` are ignored. Only
- * masked pixels change; when the borrowed frames match exactly the correction is zero.
+ * Fuses the fill with the frame in the gradient domain (Poisson blending): the fill keeps its own
+ * gradients within each patch that came from one place (a frame at one distance, the previous
+ * output, the spatial fill, the estimate behind a see-through box), while a smooth correction takes
+ * out the steps where patches meet each other and the frame. On the ring just outside the mask the
+ * correction is the difference between the frame and what the borrowed frames show there (exposure
+ * drift, a light that flickers, slight misalignment); offsets above `maxOffset` are text the mask
+ * missed (a halo, a shadow), not drift, and the ring says nothing there. Made-up fills meet the
+ * frame as they are. Only masked pixels change; a fill from one frame that matches exactly is left
+ * as it was.
  */
-export function featherSeams(
-  work: CropWork,
-  ringEstimate: Float32Array,
-  geometry: { band: number; ringWidth: number; maxOffset: number },
-): void {
-  const { band, ringWidth, maxOffset } = geometry;
-  const { rect, frame, outside, inside, source, fill } = work;
+export function fuseSeams(work: CropWork, ringEstimate: Float32Array, maxOffset: number): void {
+  const { rect, maskedPixels, masked, source, fill } = work;
   const { width, height } = rect;
-  // Per pixel: R, G, B differences and a weight of 1 where the ring has an estimate.
-  const offsets = scratchPlane("seam offsets", width * height * 4, 0);
-  for (let i = 0; i < outside.length; i += 1) {
-    const distance = outside[i] as number;
-    if (distance <= 0 || distance > ringWidth || Number.isNaN(ringEstimate[i * 3])) continue;
-    const at = ((rect.y + Math.floor(i / width)) * frame.width + rect.x + (i % width)) * 3;
-    const red = (frame.data[at] as number) - (ringEstimate[i * 3] as number);
-    const green = (frame.data[at + 1] as number) - (ringEstimate[i * 3 + 1] as number);
-    const blue = (frame.data[at + 2] as number) - (ringEstimate[i * 3 + 2] as number);
-    // Larger offsets are text the mask missed (halo, shadow), not drift: blending them in would smear it.
-    if ((Math.abs(red) + Math.abs(green) + Math.abs(blue)) / 3 > maxOffset) continue;
-    offsets[i * 4] = red;
-    offsets[i * 4 + 1] = green;
-    offsets[i * 4 + 2] = blue;
-    offsets[i * 4 + 3] = 1;
-  }
-  // Wide enough that the deepest feathered pixel still sees the ring.
-  const smoothed = boxFilter(offsets, width, height, band + ringWidth);
-  for (let i = 0; i < inside.length; i += 1) {
-    const depth = inside[i] as number;
-    if (source[i] !== Source.neighbours || depth > band) continue;
-    const weight = smoothed[i * 4 + 3] as number;
-    if (weight <= 0) continue;
-    const falloff = (band + 1 - depth) / band;
-    for (let c = 0; c < 3; c += 1) {
-      fill[i * 3 + c] = (fill[i * 3 + c] as number) + (falloff * (smoothed[i * 4 + c] as number)) / weight;
+  const count = maskedPixels.length;
+  if (count === 0) return;
+  // Per masked pixel: its masked neighbours (crop index + 1, 0 for none), how many terms its equation
+  // has, and the fixed part of it (the ring's offsets and the steps across seams), per channel.
+  const neighbours = new Int32Array(count * 4);
+  const terms = new Uint8Array(count);
+  const fixed = scratchPlane("fusion fixed", count * 3, 0);
+  const slot = new Int32Array(width * height).fill(-1);
+  for (let k = 0; k < count; k += 1) slot[maskedPixels[k] as number] = k;
+  let seams = 0;
+  for (let k = 0; k < count; k += 1) {
+    const i = maskedPixels[k] as number;
+    const row = Math.floor(i / width);
+    const column = i - row * width;
+    const around = [
+      column > 0 ? i - 1 : -1,
+      column < width - 1 ? i + 1 : -1,
+      row > 0 ? i - width : -1,
+      row < height - 1 ? i + width : -1,
+    ];
+    for (let d = 0; d < 4; d += 1) {
+      const j = around[d] as number;
+      if (j < 0) continue;
+      if (masked[j]) {
+        neighbours[k * 4 + d] = (slot[j] as number) + 1;
+        terms[k] = (terms[k] as number) + 1;
+        if (source[j] === source[i]) continue;
+        // Across a seam the fill's own step is not kept: the correction takes it out.
+        seams += 1;
+        for (let c = 0; c < 3; c += 1) {
+          fixed[k * 3 + c] =
+            (fixed[k * 3 + c] as number) + (fill[j * 3 + c] as number) - (fill[i * 3 + c] as number);
+        }
+        continue;
+      }
+      const offset =
+        source[i] === Source.neighbours ? ringOffset(work, ringEstimate, j, maxOffset) : NO_OFFSET;
+      if (offset === undefined) continue;
+      terms[k] = (terms[k] as number) + 1;
+      for (let c = 0; c < 3; c += 1) fixed[k * 3 + c] = (fixed[k * 3 + c] as number) + (offset[c] as number);
     }
   }
+  if (seams === 0 && !ringMoves(fixed)) return;
+  const correction = solve(neighbours, terms, fixed, count);
+  for (let k = 0; k < count; k += 1) {
+    const i = maskedPixels[k] as number;
+    for (let c = 0; c < 3; c += 1)
+      fill[i * 3 + c] = (fill[i * 3 + c] as number) + (correction[k * 3 + c] as number);
+  }
 }
 
-/** Sums over a (2*radius+1)^2 box of a 4-channel image, separably with running sums. */
-function boxFilter(image: Float32Array, width: number, height: number, radius: number): Float32Array {
-  // Every entry of both planes is written below, so they need not start at zero.
-  const rows = scratchPlane("seam rows", image.length);
-  for (let y = 0; y < height; y += 1) slidingSums(image, rows, y * width * 4, 4, width, radius);
-  // Down the columns all at once, a whole row per step, so memory is read in order.
-  const boxes = scratchPlane("seam boxes", image.length);
-  slidingSums(rows, boxes, 0, width * 4, height, radius);
-  return boxes;
+const offsetScratch = new Float32Array(3);
+/** Made-up fills grew from the frame's own pixels (or the previous output's): they meet the ring as they are. */
+const NO_OFFSET = new Float32Array(3);
+
+/**
+ * The correction the ring pixel `j` (unmasked) asks of a borrowed pixel beside it: frame minus what
+ * the borrowed frames show there, zero where they show nothing; undefined where the offset is too
+ * large to be drift.
+ */
+function ringOffset(work: CropWork, ringEstimate: Float32Array, j: number, maxOffset: number) {
+  const { rect, frame } = work;
+  if (Number.isNaN(ringEstimate[j * 3])) return NO_OFFSET;
+  const at = ((rect.y + Math.floor(j / rect.width)) * frame.width + rect.x + (j % rect.width)) * 3;
+  let size = 0;
+  for (let c = 0; c < 3; c += 1) {
+    offsetScratch[c] = (frame.data[at + c] as number) - (ringEstimate[j * 3 + c] as number);
+    size += Math.abs(offsetScratch[c] as number);
+  }
+  return size / 3 > maxOffset ? undefined : offsetScratch;
+}
+
+function ringMoves(fixed: Float32Array): boolean {
+  for (const value of fixed) if (value !== 0) return true;
+  return false;
 }
 
 /**
- * Windowed sums along a line of `count` steps, each step `lanes` consecutive floats (one pixel's
- * channels, or a whole row): every lane keeps its own running sum. Plain loops, no closure and no
- * TypedArray.set per step: with four lanes this runs once per pixel of the crop.
+ * Gauss-Seidel with over-relaxation on terms·c[k] − Σ c[neighbours] = fixed[k], per channel; a pixel
+ * with no term (walled in by ring pixels that say nothing) keeps 0.
  */
-function slidingSums(
-  input: Float32Array,
-  output: Float32Array,
-  start: number,
-  lanes: number,
-  count: number,
-  radius: number,
-): void {
-  const sums = new Float64Array(lanes);
-  for (let k = 0; k < Math.min(radius, count); k += 1) addStep(sums, input, start + k * lanes, 1);
-  for (let k = 0; k < count; k += 1) {
-    if (k + radius < count) addStep(sums, input, start + (k + radius) * lanes, 1);
-    if (k - radius - 1 >= 0) addStep(sums, input, start + (k - radius - 1) * lanes, -1);
-    const at = start + k * lanes;
-    for (let lane = 0; lane < lanes; lane += 1) output[at + lane] = sums[lane] as number;
+function solve(neighbours: Int32Array, terms: Uint8Array, fixed: Float32Array, count: number): Float32Array {
+  const correction = scratchPlane("fusion correction", count * 3, 0);
+  for (let sweep = 0; sweep < MAX_SWEEPS; sweep += 1) {
+    let largest = 0;
+    for (let k = 0; k < count; k += 1) {
+      const n = terms[k] as number;
+      if (n === 0) continue;
+      for (let c = 0; c < 3; c += 1) {
+        let sum = fixed[k * 3 + c] as number;
+        for (let d = 0; d < 4; d += 1) {
+          const neighbour = neighbours[k * 4 + d] as number;
+          if (neighbour > 0) sum += correction[(neighbour - 1) * 3 + c] as number;
+        }
+        const before = correction[k * 3 + c] as number;
+        const step = RELAXATION * (sum / n - before);
+        correction[k * 3 + c] = before + step;
+        if (Math.abs(step) > largest) largest = Math.abs(step);
+      }
+    }
+    if (largest < SETTLED) break;
   }
-}
-
-/** Adds (sign 1) or takes away (sign -1) one step's lanes, from `base` in `input`, to the running sums. */
-function addStep(sums: Float64Array, input: Float32Array, base: number, sign: number): void {
-  for (let lane = 0; lane < sums.length; lane += 1) {
-    sums[lane] = (sums[lane] as number) + sign * (input[base + lane] as number);
-  }
+  return correction;
 }

@@ -1,5 +1,5 @@
 import { BufferPool } from "../media/buffer-pool";
-import { featherSeams } from "./blend";
+import { fuseSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
 import { clip, fillRegions, framePixel, grow, union } from "./regions";
@@ -31,8 +31,8 @@ export interface FillFrameOptions extends FillOptions {
    * from; also the largest colour offset at the mask's edge that the seam blend follows.
    */
   maxAlignmentError?: number;
-  /** Width of the band inside the mask over which borrowed pixels are blended into the frame's own. */
-  featherBand?: number;
+  /** Whether the fill is fused with the frame in the gradient domain (fuseSeams); off only to measure it. */
+  fuse?: boolean;
   inpaintRadius?: number;
   inpaintMethod?: InpaintMethod;
   /**
@@ -72,7 +72,7 @@ const DEFAULTS = {
   margin: 16,
   motionMargin: 160,
   maxAlignmentError: 12,
-  featherBand: 6,
+  fuse: true,
   inpaintRadius: 5,
   inpaintMethod: "telea",
 } satisfies Required<Omit<FillFrameOptions, "motion" | "pools">>;
@@ -83,7 +83,7 @@ const RING_WIDTH = 4;
 /**
  * Fills the masked pixels of window[center]: from the other frames of the window, aligned by their
  * camera motion; then from the previous output where nothing in the window shows them; then
- * spatially; finally seams are feathered. Returns a new frame whose unmasked pixels are identical to
+ * spatially; finally the fill is fused with the frame in the gradient domain. Returns a new frame whose unmasked pixels are identical to
  * the input's.
  */
 export async function fillFrame(
@@ -157,7 +157,7 @@ export async function fillFrame(
         method: settings.inpaintMethod,
       });
       settle?.();
-      feather(work, aligned, settings.featherBand, settings.maxAlignmentError);
+      if (settings.fuse) fuseSeams(work, estimateRing(work, aligned, RING_WIDTH), settings.maxAlignmentError);
       writeFill(work, output, synthesized);
     }
     return { frame: output, unseen, carried, regions, synthesized };
@@ -258,11 +258,6 @@ function windowSources(
     }
     return sources;
   };
-}
-
-function feather(work: CropWork, aligned: WeightedSource[], band: number, maxOffset: number): void {
-  if (band <= 0 || !work.source.includes(Source.neighbours)) return;
-  featherSeams(work, estimateRing(work, aligned, RING_WIDTH), { band, ringWidth: RING_WIDTH, maxOffset });
 }
 
 function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): void {
