@@ -264,6 +264,17 @@ describe("a see-through box", () => {
     for (const offset of blend?.offset ?? []) expect(Math.abs(offset)).toBeLessThan(6);
   });
 
+  it("measures the box right when something lies under a stretch of its edge", () => {
+    // A bright yellow bag under the box's top edge: dimmed inside the box, not there outside it.
+    const data = boxed(0.5).data;
+    for (let y = box.y0; y < box.y0 + 16; y++) {
+      for (let x = box.x0 + 20; x < box.x0 + 70; x++) data.set([125, 115, 10], (y * WIDTH + x) * 3);
+    }
+    const blend = estimateSeeThrough({ width: WIDTH, height: HEIGHT, data }, box, text);
+    expect(blend?.scale).toBeCloseTo(0.5, 1);
+    for (const offset of blend?.offset ?? [Number.NaN]) expect(Math.abs(offset)).toBeLessThan(6);
+  });
+
   it("still measures a coloured box, by its texture", () => {
     const data = boxed(0).data;
     for (let y = box.y0; y < box.y1; y++) {

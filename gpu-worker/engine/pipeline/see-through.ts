@@ -22,20 +22,38 @@ const LETTER_TOLERANCE = 16;
 /** Letters found in less than this share of the text's box: they look like the picture, so the whole box goes. */
 const MIN_LETTER_SHARE = 0.03;
 
+/** One stretch of the box's edge: its inside band's samples and their mirror images outside. */
+interface Stretch {
+  inside: ChannelMoments[];
+  outside: ChannelMoments[];
+}
+
+/** Length of the stretches of edge judged on their own, in pixels. */
+const STRETCH = 48;
+/** Fewest pixel pairs a stretch needs to be judged, and all the stretches kept together. */
+const MIN_STRETCH_PAIRS = 60;
+const MIN_PAIRS = 100;
+/** Largest miss (levels) of a stretch's inside mean from the box's fit for the stretch to stay in it. */
+const MAX_MEAN_MISS = 10;
+/** Fits at most, each without the stretches the one before did not fit. */
+const MAX_PASSES = 3;
+
 /**
- * The pixel just outside the box that mirrors an inside-band pixel across the box's nearest edge:
- * the inside band's first row (or column) pairs with the row just outside, and so on outwards.
+ * The pixel just outside the box that mirrors an inside-band pixel across the box's nearest edge
+ * (the inside band's first row or column pairs with the one just outside, and so on outwards), and
+ * which stretch of the edge that is.
  */
-function mirrored(box: Rect, x: number, y: number): { x: number; y: number } {
+function mirrored(box: Rect, x: number, y: number): { x: number; y: number; stretch: string } {
   const toLeft = x - box.x0;
   const toRight = box.x1 - 1 - x;
   const toTop = y - box.y0;
   const toBottom = box.y1 - 1 - y;
   const nearest = Math.min(toLeft, toRight, toTop, toBottom);
-  if (nearest === toTop) return { x, y: box.y0 - 1 - (toTop - EDGE_BAND) };
-  if (nearest === toBottom) return { x, y: box.y1 + (toBottom - EDGE_BAND) };
-  if (nearest === toLeft) return { x: box.x0 - 1 - (toLeft - EDGE_BAND), y };
-  return { x: box.x1 + (toRight - EDGE_BAND), y };
+  const along = (position: number) => Math.floor(position / STRETCH);
+  if (nearest === toTop) return { x, y: box.y0 - 1 - (toTop - EDGE_BAND), stretch: `t${along(x)}` };
+  if (nearest === toBottom) return { x, y: box.y1 + (toBottom - EDGE_BAND), stretch: `b${along(x)}` };
+  if (nearest === toLeft) return { x: box.x0 - 1 - (toLeft - EDGE_BAND), y, stretch: `l${along(y)}` };
+  return { x: box.x1 + (toRight - EDGE_BAND), y, stretch: `r${along(y)}` };
 }
 
 /**
@@ -43,29 +61,75 @@ function mirrored(box: Rect, x: number, y: number): { x: number; y: number } {
  * against the band just outside: behind a see-through box the picture keeps its texture, dimmed by
  * the opacity, so the inside band's spread is the outside band's times `scale` and its mean is
  * shifted by the box colour. Each inside pixel is compared with its mirror image across the nearest
- * edge, so both bands cover the same stretch of picture (a textured end of the box counts on both
- * sides alike). Null for a solid box or when the bands do not fit that.
+ * edge, so both bands cover the same stretch of picture. Something lying under the box's edge (a
+ * person, a parked car) shows inside and not outside and would throw the measure off: the stretches
+ * of edge whose means do not fit the box measured on all of them are left out, and it is measured
+ * again. Null for a solid box, or when most of the edge fits no one see-through box.
  */
 export function estimateSeeThrough(image: RgbImage, box: Rect, text: Rect): SeeThrough | null {
   const { width, height, data } = image;
   const inner = inset(box, EDGE_BAND);
   const core = inset(inner, SAMPLE_BAND);
-  const inside = [new ChannelMoments(), new ChannelMoments(), new ChannelMoments()];
-  const outside = [new ChannelMoments(), new ChannelMoments(), new ChannelMoments()];
+  const stretches = new Map<string, Stretch>();
   for (let y = Math.max(0, inner.y0); y < Math.min(height, inner.y1); y++) {
     for (let x = Math.max(0, inner.x0); x < Math.min(width, inner.x1); x++) {
       if (contains(core, x, y) || contains(text, x, y)) continue;
       const pair = mirrored(box, x, y);
       if (pair.x < 0 || pair.y < 0 || pair.x >= width || pair.y >= height) continue;
+      let stretch = stretches.get(pair.stretch);
+      if (!stretch) {
+        stretch = { inside: channelMoments(), outside: channelMoments() };
+        stretches.set(pair.stretch, stretch);
+      }
       const here = (y * width + x) * 3;
       const there = (pair.y * width + pair.x) * 3;
       for (let c = 0; c < 3; c++) {
-        (inside[c] as ChannelMoments).add(data[here + c] as number);
-        (outside[c] as ChannelMoments).add(data[there + c] as number);
+        (stretch.inside[c] as ChannelMoments).add(data[here + c] as number);
+        (stretch.outside[c] as ChannelMoments).add(data[there + c] as number);
       }
     }
   }
-  if (inside.some((moments) => moments.count < 100)) return null;
+  const all = [...stretches.values()].filter((stretch) =>
+    stretch.inside.every((m) => m.count >= MIN_STRETCH_PAIRS),
+  );
+  let kept = all;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const estimate = stretchEstimate(pooled(kept));
+    if (!estimate || !(estimate.scale >= MIN_SCALE && estimate.scale <= MAX_SCALE)) return null;
+    const fitting = kept.filter((stretch) => meanMiss(stretch, estimate) <= MAX_MEAN_MISS);
+    if (fitting.length === kept.length) return estimate;
+    // Most of the edge does not fit any one box: not a see-through box.
+    if (fitting.length * 2 <= all.length) return null;
+    kept = fitting;
+  }
+  return null;
+}
+
+/** The stretches' samples together. */
+function pooled(stretches: Stretch[]): Stretch {
+  const together = { inside: channelMoments(), outside: channelMoments() };
+  for (const stretch of stretches) {
+    for (let c = 0; c < 3; c++) {
+      (together.inside[c] as ChannelMoments).merge(stretch.inside[c] as ChannelMoments);
+      (together.outside[c] as ChannelMoments).merge(stretch.outside[c] as ChannelMoments);
+    }
+  }
+  return together;
+}
+
+/** How far (levels, worst channel) a stretch's inside mean lies from what the box makes of its outside mean. */
+function meanMiss({ inside, outside }: Stretch, { scale, offset }: SeeThrough): number {
+  let miss = 0;
+  for (let c = 0; c < 3; c++) {
+    const made = scale * (outside[c] as ChannelMoments).mean() + (offset[c] as number);
+    miss = Math.max(miss, Math.abs((inside[c] as ChannelMoments).mean() - made));
+  }
+  return miss;
+}
+
+/** The box as a stretch (or pooled stretches) shows it; null with a flat picture. */
+function stretchEstimate({ inside, outside }: Stretch): SeeThrough | null {
+  if (inside.some((moments) => moments.count < MIN_PAIRS)) return null;
   const insideVariance = inside.reduce((sum, moments) => sum + moments.variance(), 0);
   const outsideVariance = outside.reduce((sum, moments) => sum + moments.variance(), 0);
   // A flat picture shows no texture to measure the opacity by.
@@ -73,9 +137,12 @@ export function estimateSeeThrough(image: RgbImage, box: Rect, text: Rect): SeeT
   const insideMeans = inside.map((moments) => moments.mean());
   const outsideMeans = outside.map((moments) => moments.mean());
   const scale = greyBoxScale(insideMeans, outsideMeans) ?? Math.sqrt(insideVariance / outsideVariance);
-  if (!(scale >= MIN_SCALE && scale <= MAX_SCALE)) return null;
   const offset = [0, 1, 2].map((c) => (insideMeans[c] as number) - scale * (outsideMeans[c] as number));
   return { scale, offset: offset as [number, number, number] };
+}
+
+function channelMoments(): ChannelMoments[] {
+  return [new ChannelMoments(), new ChannelMoments(), new ChannelMoments()];
 }
 
 /** Least colourfulness (levels from grey, over the three channels) of the picture for greyBoxScale to use it. */
@@ -117,6 +184,12 @@ class ChannelMoments {
   count = 0;
   private sum = 0;
   private squares = 0;
+
+  merge(other: ChannelMoments): void {
+    this.count += other.count;
+    this.sum += other.sum;
+    this.squares += other.squares;
+  }
 
   add(value: number): void {
     this.count++;
