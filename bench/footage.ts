@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type ClipSpec, checkZones } from "./clips";
 import { ffmpeg } from "./ffmpeg";
-import { overlayFilter } from "./overlays";
+import { overlayGraph } from "./overlays";
 import { cameraGraph, footageInput, picturePath, pictureVersion, pictureWithSign } from "./scenes";
 import { clipFiles, measureTruth, type Truth } from "./truth";
 
@@ -96,10 +96,18 @@ async function render(root: string, dir: string, clip: ClipSpec): Promise<void> 
   }
   const audioInput = inputs.filter((arg) => arg === "-i").length;
   inputs.push("-f", "lavfi", "-t", String(clip.seconds), "-i", "sine=frequency=330:sample_rate=48000");
-  const overlays = clip.overlays.map((overlay) => overlayFilter(overlay, clip.width, clip.height, clip.fps));
+  const overlays = clip.overlays.map((overlay, k) =>
+    overlayGraph(overlay, clip, {
+      input: k === 0 ? "base" : `drawn${k - 1}`,
+      output: `drawn${k}`,
+      tag: `o${k}`,
+    }),
+  );
+  const drawn = clip.overlays.length > 0 ? `drawn${clip.overlays.length - 1}` : "base";
   graph.push(
     `${cameraGraph(camera, clip, "0:v")},split=2[clean][base]`,
-    `[base]${overlays.join(",") || "null"},split=2[overlaid][input]`,
+    ...overlays,
+    `[${drawn}]split=2[overlaid][input]`,
   );
   await ffmpeg([
     ...inputs,

@@ -13,13 +13,13 @@ export type OverlayStyle =
   | "handle"
   | "lower-third";
 
-/** A filled rectangle drawn under the text (drawbox expressions; `iw`, `ih` are the frame's size). */
+/** A filled rectangle drawn under the text, in fractions of the frame's width and height. */
 export interface Plate {
-  x: string;
-  y: string;
-  width: string;
-  height: string;
-  /** drawbox colour, with `@alpha` for a see-through plate. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** ffmpeg colour, with `@alpha` for a see-through plate. */
   color: string;
 }
 
@@ -126,15 +126,33 @@ export function enableExpression(frames: Array<[number, number]>): string {
   return frames.map(([first, last]) => `between(n,${first},${last})`).join("+");
 }
 
-/** The overlay's plates and text as ffmpeg filters, each drawn only while the overlay is on screen. */
-export function overlayFilter(overlay: Overlay, width: number, height: number, fps: number): string {
+/**
+ * The overlay's plates and text as an ffmpeg filter graph from stream `[input]` to `[output]`, each
+ * drawn only while the overlay is on screen (`tag` keeps its inner labels apart from other
+ * overlays'). Plates are laid over the picture with alpha, as editing tools blend them: drawbox
+ * (ffmpeg 5.1) mixes a see-through colour into yuv420p chroma almost wholly, as no tool does.
+ */
+export function overlayGraph(
+  overlay: Overlay,
+  shot: { width: number; height: number; fps: number },
+  labels: { input: string; output: string; tag: string },
+): string {
+  const { width, height, fps } = shot;
   if (!PLAIN_TEXT.test(overlay.text)) throw new Error(`overlay text needs escaping: ${overlay.text}`);
   const size = fontSize(overlay, width, height);
   const enable = `enable='${enableExpression(spanFrames(overlay, fps))}'`;
-  const plates = (overlay.plates ?? []).map(
-    (plate) =>
-      `drawbox=x='${plate.x}':y='${plate.y}':w='${plate.width}':h='${plate.height}':color=${plate.color}:t=fill:${enable}`,
-  );
+  const graph: string[] = [];
+  let under = labels.input;
+  (overlay.plates ?? []).forEach((plate, k) => {
+    const [x, y, w, h] = [plate.x * width, plate.y * height, plate.width * width, plate.height * height].map(
+      Math.round,
+    );
+    const colour = `${labels.tag}c${k}`;
+    const laid = `${labels.tag}p${k}`;
+    graph.push(`color=c=${plate.color}:s=${w}x${h}:r=${fps},format=yuva420p[${colour}]`);
+    graph.push(`[${under}][${colour}]overlay=x=${x}:y=${y}:shortest=1:format=yuv420:${enable}[${laid}]`);
+    under = laid;
+  });
   const text = [
     `fontfile=${BOLD}`,
     `text='${overlay.text}'`,
@@ -145,7 +163,8 @@ export function overlayFilter(overlay: Overlay, width: number, height: number, f
     `y='${overlay.y}'`,
     enable,
   ];
-  return [...plates, `drawtext=${text.join(":")}`].join(",");
+  graph.push(`[${under}]drawtext=${text.join(":")}[${labels.output}]`);
+  return graph.join(";");
 }
 
 /** Whether frame `index` is in one of the spans. */
@@ -236,7 +255,7 @@ export function ticker(text: string, from: number, to: number, color: string, op
     y: `h*0.93-text_h/2`,
     spans: [[from, to]],
     zone: band,
-    plates: [{ x: "0", y: "ih*0.87", width: "iw", height: "ih*0.12", color: `${color}@${opacity}` }],
+    plates: [{ x: 0, y: 0.87, width: 1, height: 0.12, color: `${color}@${opacity}` }],
   };
 }
 
@@ -261,8 +280,8 @@ export function lowerThird(text: string, from: number, to: number): Overlay {
     spans: [[from, to]],
     zone: { x0: 0, y0: 0.62, x1: 0.7, y1: 0.84 },
     plates: [
-      { x: "iw*0.05", y: "ih*0.67", width: "iw*0.55", height: "ih*0.13", color: "0xf2f2f2@0.92" },
-      { x: "iw*0.05", y: "ih*0.67", width: "iw*0.012", height: "ih*0.13", color: "0xe63946" },
+      { x: 0.05, y: 0.67, width: 0.55, height: 0.13, color: "0xf2f2f2@0.92" },
+      { x: 0.05, y: 0.67, width: 0.012, height: 0.13, color: "0xe63946" },
     ],
   };
 }
