@@ -1,4 +1,4 @@
-import { type CropWork, Source } from "./crop";
+import { type CropWork, isSynthesised, Source } from "./crop";
 import { scratchPlane } from "./scratch";
 
 /** Over-relaxation of the Gauss-Seidel sweeps: the correction is smooth, so it converges fast. */
@@ -9,9 +9,11 @@ const SETTLED = 0.05;
 
 /**
  * Fuses the fill with the frame in the gradient domain (Poisson blending): the fill keeps its own
- * gradients within each patch that came from one place (a frame at one distance, the previous
- * output, the spatial fill, the estimate behind a see-through box), while a smooth correction takes
- * out the steps where patches meet each other and the frame. On the ring just outside the mask the
+ * gradients within each kind of patch (seen in other frames, inpainted, estimated behind a
+ * see-through box, carried on from the previous output's made-up fill), while a smooth correction
+ * takes out the steps where patches meet each other and the frame. Seen pixels answer only to the
+ * ring and each other (two seen patches meet with the picture's own step between them); a made-up
+ * patch fits itself to everything around it. On the ring just outside the mask the
  * correction is the difference between the frame and what the borrowed frames show there (exposure
  * drift, a light that flickers, slight misalignment); offsets above `maxOffset` are text the mask
  * missed (a halo, a shadow), not drift, and the ring says nothing there. Made-up fills meet the
@@ -45,9 +47,13 @@ export function fuseSeams(work: CropWork, ringEstimate: Float32Array, maxOffset:
       const j = around[d] as number;
       if (j < 0) continue;
       if (masked[j]) {
+        const seenHere = !isSynthesised(source[i] as number);
+        const seenThere = !isSynthesised(source[j] as number);
+        // Seen pixels follow only seen pixels and the ring: a made-up patch fits itself to them.
+        if (seenHere && !seenThere) continue;
         neighbours[k * 4 + d] = (slot[j] as number) + 1;
         terms[k] = (terms[k] as number) + 1;
-        if (source[j] === source[i]) continue;
+        if (seenHere === seenThere && (seenHere || source[j] === source[i])) continue;
         // Across a seam the fill's own step is not kept: the correction takes it out.
         seams += 1;
         for (let c = 0; c < 3; c += 1) {
