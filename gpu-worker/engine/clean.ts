@@ -203,7 +203,7 @@ async function cleaningPass(
     }
     const fill = {
       windowRadius: radius,
-      motion: (to: number, roi: Rect) => timed("motion", () => chain.between(window, center, to, roi)),
+      motion: (to: number, roi: Rect) => chain.between(window, center, to, roi),
       pools,
     };
     let result = await timed("fill", () => fillFrame(window, center, previous, fill));
