@@ -15,7 +15,14 @@ import { CLIPS, type ClipSpec } from "./clips";
 import { FFMPEG } from "./ffmpeg";
 import { buildClip } from "./footage";
 import { type MethodName, type MethodRun, runMethod } from "./methods";
-import { type ClipResult, formatStandings, formatTable, type MethodResult, standings } from "./report";
+import {
+  type ClipResult,
+  formatStageTable,
+  formatStandings,
+  formatTable,
+  type MethodResult,
+  standings,
+} from "./report";
 import { scoreOutputs } from "./score";
 
 const CACHE = path.resolve(import.meta.dirname, "..", ".cache", "bench");
@@ -57,6 +64,7 @@ async function benchClip(clip: ClipSpec): Promise<ClipResult> {
   const methods: MethodName[] = [
     "transcode",
     "engine",
+    "engine-warm",
     ...(clip.speed ? (["engine-no-text"] as const) : []),
     ...(clip.baselines ? (["delogo", "telea"] as const) : []),
   ];
@@ -71,11 +79,12 @@ async function benchClip(clip: ClipSpec): Promise<ClipResult> {
     clip,
     new Map(
       runs
-        .filter((run) => !run.error && run.method !== "engine-no-text")
+        .filter((run) => !run.error && run.method !== "engine-no-text" && run.method !== "engine-warm")
         .map((run) => [run.method, run.output]),
     ),
   );
   const transcodeSeconds = runs[0]?.seconds ?? Number.NaN;
+  const transcodeCpu = runs[0]?.cpuSeconds ?? Number.NaN;
   return {
     name: clip.name,
     purpose: clip.purpose,
@@ -93,6 +102,7 @@ async function benchClip(clip: ClipSpec): Promise<ClipResult> {
       ({ output: _, ...run }): MethodResult => ({
         ...run,
         timeRatio: run.seconds / transcodeSeconds,
+        cpuRatio: run.cpuSeconds / transcodeCpu,
         ...scored.get(run.method),
       }),
     ),
@@ -125,5 +135,6 @@ for (const clip of selectClips()) {
   await save(); // a run cut short keeps what it measured
 }
 console.log(formatTable(clips));
+console.log(`\n${formatStageTable(clips)}`);
 console.log(`\n${formatStandings(standings(clips))}`);
 console.log(`\nwall time ${((Date.now() - started) / 1000).toFixed(0)} s; results: ${RESULTS}`);

@@ -75,6 +75,20 @@ export async function textFreeInput(dir: string): Promise<string> {
   return files.textFreeInput;
 }
 
+/**
+ * The first second of the clip's input, for the warm engine's warm-up run (bench/warm-engine.ts): the
+ * process has then compiled its code and run its models once, as a worker has after its first job.
+ */
+export async function warmUpInput(dir: string): Promise<string> {
+  const files = clipFiles(dir);
+  if (!existsSync(files.warmUpInput)) {
+    const partial = `${files.warmUpInput}.partial.mp4`;
+    await ffmpeg(["-i", files.input, "-t", "1", ...INPUT_ENCODING, "-c:a", "copy", partial]);
+    await rename(partial, files.warmUpInput);
+  }
+  return files.warmUpInput;
+}
+
 /** One ffmpeg run films the scene once and writes every file of the clip from it. */
 async function render(root: string, dir: string, clip: ClipSpec): Promise<void> {
   const files = clipFiles(dir);

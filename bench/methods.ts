@@ -1,7 +1,8 @@
 import path from "node:path";
+import type { StageSeconds } from "../gpu-worker/engine/stage-clock";
 import type { ClipSpec } from "./clips";
 import { FFMPEG } from "./ffmpeg";
-import { textFreeInput } from "./footage";
+import { textFreeInput, warmUpInput } from "./footage";
 import { enableExpression } from "./overlays";
 import { measureProcess } from "./process-tree";
 import { OUTPUT_ENCODING } from "./raw-encoder";
@@ -10,8 +11,10 @@ import { clipFiles, type Truth } from "./truth";
 /**
  * "engine-no-text" is the engine on the clip's footage without its overlays (textFreeInput): not
  * scored, it shows how much of the engine's time every video costs before any pixel is filled.
+ * "engine-warm" is the engine in a process that has already cleaned a video, as the worker runs it
+ * (bench/warm-engine.ts): not scored (its output is the engine's), timed on the clip alone.
  */
-export type MethodName = "transcode" | "engine" | "engine-no-text" | "delogo" | "telea";
+export type MethodName = "transcode" | "engine" | "engine-warm" | "engine-no-text" | "delogo" | "telea";
 
 /** Pixels the baselines' regions are grown by around the true overlay pixels (the codec's ringing). */
 export const BASELINE_GROW = 2;
@@ -22,6 +25,8 @@ export interface MethodRun {
   method: MethodName;
   output: string;
   seconds: number;
+  /** CPU seconds of the method's whole process tree (the warm engine's: of its timed cleaning only). */
+  cpuSeconds: number;
   peakRssMb: number;
   /** The engine's own summary line (`npm run clean -- --json`). */
   summary?: {
@@ -30,6 +35,10 @@ export interface MethodRun {
     frames: number;
     /** Where the text models ran: cpu or cuda. */
     provider: string;
+    /** CPU seconds by stage. */
+    cpu_seconds: StageSeconds;
+    /** The warm engine's: wall seconds of the timed cleaning. */
+    seconds?: number;
   };
   error?: string;
 }
@@ -68,6 +77,7 @@ function commandOf(
   method: MethodName,
   dir: string,
   input: string,
+  warmUp: string,
   clip: ClipSpec,
   truth: Truth,
   output: string,
@@ -88,6 +98,8 @@ function commandOf(
         "--provider",
         options.gpu ? "cuda" : "auto",
       );
+    case "engine-warm":
+      return node("bench/warm-engine.ts", input, output, warmUp, "--provider", options.gpu ? "cuda" : "auto");
     case "delogo":
       return [FFMPEG, "-hide_banner", "-nostdin", "-v", "error", "-y", "-i", input].concat([
         "-vf",
@@ -112,17 +124,27 @@ export async function runMethod(
   const output = files.output(method);
   // Made before the clock starts: only the method itself is timed.
   const input = method === "engine-no-text" ? await textFreeInput(dir) : files.input;
-  const [command, ...args] = commandOf(method, dir, input, clip, truth, output, options) as [
+  const warmUp = method === "engine-warm" ? await warmUpInput(dir) : "";
+  const [command, ...args] = commandOf(method, dir, input, warmUp, clip, truth, output, options) as [
     string,
     ...string[],
   ];
   const measured = await measureProcess(command, args, REPO_ROOT);
-  const run: MethodRun = { method, output, seconds: measured.seconds, peakRssMb: measured.peakRssMb };
+  const run: MethodRun = {
+    method,
+    output,
+    seconds: measured.seconds,
+    cpuSeconds: measured.cpuSeconds,
+    peakRssMb: measured.peakRssMb,
+  };
   if (measured.exitCode !== 0)
     return { ...run, error: measured.stderrTail || `exit code ${measured.exitCode}` };
-  if (method === "engine" || method === "engine-no-text") {
-    const summary = JSON.parse(measured.stdout.trim().split("\n").at(-1) ?? "{}") as MethodRun["summary"];
-    return { ...run, summary };
-  }
-  return run;
+  if (!method.startsWith("engine")) return run;
+  const summary = JSON.parse(measured.stdout.trim().split("\n").at(-1) ?? "{}") as NonNullable<
+    MethodRun["summary"]
+  >;
+  if (method !== "engine-warm") return { ...run, summary };
+  // The warm process's own start and warm-up are not the cleaning's.
+  const cpuSeconds = Object.values(summary.cpu_seconds).reduce((a, b) => a + b, 0);
+  return { ...run, summary, seconds: summary.seconds ?? run.seconds, cpuSeconds };
 }

@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { endedChildrenSeconds } from "../gpu-worker/engine/stage-clock";
 
 /** How often the process tree's memory is read. */
 const SAMPLE_MS = 50;
 
 export interface Measured {
   seconds: number;
+  /** CPU seconds (user + system) of the process and all its descendants. */
+  cpuSeconds: number;
   /** Highest sum of resident memory over the process and all its descendants (ffmpeg children too). */
   peakRssMb: number;
   exitCode: number | null;
@@ -46,11 +49,13 @@ function residentKb(pid: number): number {
 }
 
 /**
- * Runs a command to its end and measures it: wall time, and the peak of the whole process tree's
+ * Runs a command to its end and measures it: wall time, CPU time (Linux: a waited-for child's CPU,
+ * its own waited-for children's included, is added to ours), and the peak of the whole process tree's
  * resident memory, sampled every 50 ms (a peak shorter than that can be missed).
  */
 export function measureProcess(command: string, args: string[], cwd?: string): Promise<Measured> {
   const started = process.hrtime.bigint();
+  const cpuBefore = endedChildrenSeconds();
   const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let peakKb = 0;
   const sample = () => {
@@ -76,6 +81,7 @@ export function measureProcess(command: string, args: string[], cwd?: string): P
       clearInterval(timer);
       resolve({
         seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        cpuSeconds: endedChildrenSeconds() - cpuBefore,
         peakRssMb: peakKb / 1024,
         exitCode,
         stdout,

@@ -1,9 +1,12 @@
+import { STAGES } from "../gpu-worker/engine/stage-clock";
 import type { MethodName, MethodRun } from "./methods";
 import type { Scores } from "./metrics";
 
 export interface MethodResult extends Omit<MethodRun, "output"> {
   /** Seconds over the plain transcode's seconds on the same input in the same run. */
   timeRatio: number;
+  /** CPU seconds over the plain transcode's CPU seconds. */
+  cpuRatio: number;
   scores?: Scores;
   problem?: string;
 }
@@ -104,6 +107,37 @@ export function formatTable(clips: ClipResult[]): string {
       .join("  ")
       .trimEnd();
   return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
+}
+
+/**
+ * Where the engine's CPU goes, per clip: milliseconds of CPU per frame by stage, for the cold command
+ * line (load: node's start and the models' opening) and the warm process; next to them its wall time
+ * and its CPU time over the plain transcode's.
+ */
+export function formatStageTable(clips: ClipResult[]): string {
+  const header = ["clip", "method", "time x", "CPU x", "CPU ms/frame", ...STAGES];
+  const rows = clips.flatMap((clip) =>
+    clip.methods
+      .filter((method) => method.summary?.cpu_seconds)
+      .map((method) => {
+        const stages = method.summary?.cpu_seconds as NonNullable<MethodResult["summary"]>["cpu_seconds"];
+        const perFrame = (seconds: number) => ((seconds * 1000) / clip.frames).toFixed(1);
+        return [
+          clip.name,
+          method.method,
+          fixed(method.timeRatio, 2),
+          fixed(method.cpuRatio, 2),
+          perFrame(method.cpuSeconds),
+          ...STAGES.map((stage) => perFrame(stages[stage])),
+        ];
+      }),
+  );
+  const widths = header.map((title, k) =>
+    Math.max(title.length, ...rows.map((row) => (row[k] ?? "").length)),
+  );
+  const line = (cells: string[]) =>
+    cells.map((cell, k) => (k < 2 ? cell.padEnd(widths[k] ?? 0) : cell.padStart(widths[k] ?? 0))).join("  ");
+  return ["CPU by stage (ms per frame)", line(header), ...rows.map(line)].join("\n");
 }
 
 const find = (clip: ClipResult, name: MethodName) => clip.methods.find((method) => method.method === name);
@@ -253,6 +287,14 @@ export function standings(clips: ClipResult[]): Standing[] {
       const floor = find(clip, "engine-no-text");
       const withoutText = floor && !floor.error ? ` (without its text ${floor.timeRatio.toFixed(2)}x)` : "";
       return { value: `${engine.timeRatio.toFixed(2)}x${withoutText}`, pass: engine.timeRatio <= 2 };
+    }),
+    judge("real footage at 720p: time <= 4x the transcode cold, <= 3x warm", clips, (clip) => {
+      const cold = find(clip, "engine");
+      const warm = find(clip, "engine-warm");
+      if (!clip.real || Math.max(clip.width, clip.height) < 720 || !cold || !warm) return null;
+      if (cold.error || warm.error) return null;
+      const value = `${cold.timeRatio.toFixed(2)}x cold, ${warm.timeRatio.toFixed(2)}x warm`;
+      return { value, pass: cold.timeRatio <= 4 && warm.timeRatio <= 3 };
     }),
     judge("peak RSS < 1.5 GB", clips, (clip) => {
       const engine = find(clip, "engine");

@@ -17,6 +17,8 @@ export function clipFiles(dir: string) {
     input: path.join(dir, "input.mp4"),
     /** The clean footage encoded as the input is, with its audio: what the engine costs with no text. */
     textFreeInput: path.join(dir, "input-no-text.mp4"),
+    /** The input's first second: what the warm engine cleans before it is timed. */
+    warmUpInput: path.join(dir, "input-warm-up.mp4"),
     output: (method: string) => path.join(dir, `out-${method}.mp4`),
   };
 }

@@ -1,13 +1,15 @@
 /**
  * `npm run -s clean -- INPUT -o OUTPUT [--text "exact text"]... [--provider auto|cpu|cuda] [--json]`:
  * the cleaning pipeline on a local file, no edge needed. Progress on stderr; with --json one summary
- * line on stdout, which says where the text models ran (`provider`).
+ * line on stdout, which says where the text models ran (`provider`) and the CPU seconds each stage
+ * took (`cpu_seconds`: see gpu-worker/engine/stage-clock.ts).
  */
 import { parseArgs } from "node:util";
 import { bindOptionValues } from "../client/cli/args";
 import { cleanVideo } from "../gpu-worker/engine/clean";
 import { checkMediaTools } from "../gpu-worker/engine/media/tools-check";
 import { createOcrEngine } from "../gpu-worker/engine/ocr/ocr";
+import { StageClock, timedChildren, withStageClock } from "../gpu-worker/engine/stage-clock";
 
 const USAGE = 'usage: clean INPUT -o OUTPUT [--text "exact text"]... [--provider auto|cpu|cuda] [--json]';
 const PROVIDERS = ["auto", "cpu", "cuda"] as const;
@@ -53,8 +55,8 @@ let lastLine = "";
 const started = Date.now();
 /** Opens the text models (with --provider cuda, failing when CUDA cannot be used) and cleans. */
 async function clean(output: string) {
-  await checkMediaTools();
-  const ocr = await createOcrEngine({ provider });
+  await timedChildren("load", () => checkMediaTools());
+  const ocr = await timedChildren("load", () => createOcrEngine({ provider }));
   try {
     const summary = await cleanVideo(input as string, output, {
       ocr,
@@ -74,7 +76,8 @@ async function clean(output: string) {
   }
 }
 
-clean(values.output).then(
+const clock = new StageClock({ fromProcessStart: true });
+withStageClock(clock, () => clean(values.output as string)).then(
   (summary) => {
     process.stderr.write("\n");
     const result = {
@@ -82,6 +85,7 @@ clean(values.output).then(
       output: values.output,
       seconds: (Date.now() - started) / 1000,
       ...summary,
+      cpu_seconds: clock.read(),
     };
     if (values.json) console.log(JSON.stringify(result));
     else

@@ -13,6 +13,7 @@ import { dilate } from "./pipeline/dilate";
 import { markTextLine } from "./pipeline/masks";
 import { boxAt } from "./pipeline/tracks";
 import { residualText } from "./pipeline/verify";
+import { timed, timedChildren, timedSync } from "./stage-clock";
 
 /**
  * Frames on each side of the one being filled, kept in memory as sources: the bounded window. A
@@ -111,12 +112,14 @@ export async function cleanVideo(
 ): Promise<CleanSummary> {
   const { signal } = options;
   const report = options.onProgress ?? (() => undefined);
-  const probe = await probeVideo(input, signal);
+  const probe = await timedChildren("load", () => probeVideo(input, signal));
   options.admit?.({ durationSeconds: probe.longestSeconds, width: probe.width, height: probe.height });
-  const ocr = options.ocr ?? (await createOcrEngine());
+  const ocr = options.ocr ?? (await timed("load", () => createOcrEngine()));
   try {
     // NVENC only where onnxruntime got the GPU too (decided once per process).
-    const { encoder: videoEncoder } = await selectVideoEncoder(ocr.provider === "cuda");
+    const { encoder: videoEncoder } = await timedChildren("load", () =>
+      selectVideoEncoder(ocr.provider === "cuda"),
+    );
     // The cleaning pass's encoder and decoder start now: their ffmpeg start-up (tenths of a second,
     // spent waiting) overlaps the analysis. The decoder stops at its first frame until the pass asks.
     const pools = framePools(probe.width, probe.height);
@@ -140,7 +143,7 @@ export async function cleanVideo(
       const residualLines = await cleaningPass({ first, rest: frames }, encoder, pass);
       report("verifying", 1);
       report("assembling", 0);
-      await encoder.finish();
+      await timed("encode", () => encoder.finish());
       report("assembling", 1);
       return { frames: analysis.frames, linesErased: tracks.length, residualLines };
     } catch (error) {
@@ -191,7 +194,9 @@ async function cleaningPass(
     const item = window[center];
     if (!item) return;
     if (!item.hasText) {
-      await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: item.frame.data });
+      await timed("encode", () =>
+        encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: item.frame.data }),
+      );
       releaseFill(previous, pools);
       previous = undefined;
       return;
@@ -201,15 +206,18 @@ async function cleaningPass(
       motion: (to: number, roi: Rect) => chain.between(window, center, to, roi),
       pools,
     };
-    let result = await fillFrame(window, center, previous, fill);
+    let result = await timed("fill", () => fillFrame(window, center, previous, fill));
     if (cleaned++ % VERIFY_EVERY === 0) {
       const leftover = await residualText(ocr, result.frame, item.mask);
       if (leftover.length > 0) {
-        const widened = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
-        for (const box of leftover) markTextLine(item.frame, box, widened);
+        const widened = timedSync("masks", () => {
+          const wider = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
+          for (const box of leftover) markTextLine(item.frame, box, wider);
+          return wider;
+        });
         const retry = window.map((w, i) => (i === center ? { ...w, mask: widened } : w));
         const first = { frame: result.frame, filledMask: result.synthesized };
-        result = await fillFrame(retry, center, previous, fill);
+        result = await timed("fill", () => fillFrame(retry, center, previous, fill));
         releaseFill(first, pools);
         residualLines += (await residualText(ocr, result.frame, widened)).length;
       }
@@ -217,7 +225,9 @@ async function cleaningPass(
     releaseFill(previous, pools);
     previous = { frame: result.frame, filledMask: result.synthesized };
     // Awaited before the window moves on: the encoder reads the buffer until then.
-    await encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: result.frame.data });
+    await timed("encode", () =>
+      encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: result.frame.data }),
+    );
   };
   let next = 0;
   /**
@@ -240,7 +250,7 @@ async function cleaningPass(
   for (let item = await frames.first; !item.done; item = await frames.rest.next()) {
     const frame = item.value;
     const rgb = { width: probe.width, height: probe.height, data: frame.data };
-    const masks = frameMask(rgb, frame.index, tracks, looks, pools.planes);
+    const masks = timedSync("masks", () => frameMask(rgb, frame.index, tracks, looks, pools.planes));
     window.push({
       frame: rgb,
       mask: masks?.mask ?? noText,

@@ -20,4 +20,17 @@ describe("npm run clean", () => {
     expect(summary.output).toBe(output);
     expect(summary.linesErased).toBeGreaterThanOrEqual(1);
   });
+
+  it("--json says where the CPU went, by stage (the bench's per-stage table reads it)", async () => {
+    const input = path.join(dir, "sale.mp4");
+    const output = path.join(dir, "sale-clean.mp4");
+    makeCaptionedClip(input, 2, "SALE");
+    const run = await npmRun("clean", [input, "-o", output, "--json"]);
+    expect(run.code).toBe(0);
+    const { cpu_seconds: stages } = JSON.parse(run.stdout) as { cpu_seconds: Record<string, number> };
+    // ffmpeg's decoders and encoder are children, read from /proc; the models and the fill run here.
+    for (const stage of ["load", "decode", "detection", "recognition", "masks", "fill", "encode"]) {
+      expect(stages[stage], stage).toBeGreaterThan(0);
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { timed } from "../stage-clock";
 import { type GreyRegion, greyRegion, MotionEstimator } from "./motion";
 import { type Homography, IDENTITY, type MaskedFrame, type Rect } from "./types";
 
@@ -85,6 +86,11 @@ export class MotionChain {
     const to = window[at + 1];
     if (!from || !to) return undefined;
     if (this.steps.has(from.index)) return this.steps.get(from.index);
+    // Timed only when measured, not when read from the chain: the clock's own cost stays small.
+    return timed("motion", () => this.measure(from, to, roi));
+  }
+
+  private async measure(from: IndexedFrame, to: IndexedFrame, roi: Rect): Promise<Homography | undefined> {
     const last = this.lastTarget;
     const fromGrey =
       last?.index === from.index && sameRect(last.grey.roi, roi) ? last.grey : greyRegion(from.frame, roi);

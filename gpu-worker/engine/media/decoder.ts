@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { stageClock, timed } from "../stage-clock";
 import type { BufferPool } from "./buffer-pool";
 import { yuvToRgbFilter } from "./colour";
 import { abortError, MediaError } from "./errors";
@@ -34,10 +35,17 @@ export async function* decodeFrames(
   const stdout = decoder.child.stdout as Readable;
   const frameBytes = (options.size?.width ?? probe.width) * (options.size?.height ?? probe.height) * 3;
   let index = 0;
+  const { pool } = options;
+  const allocate = (size: number) => (size === pool?.bytes ? pool.take(false) : new Uint8Array(size));
+  const reader = readNutFrames(stdout, allocate);
+  // The pipe's parsing is decode's in-process part; ffmpeg's own CPU is read as it works.
+  const clock = stageClock();
   try {
-    const { pool } = options;
-    const allocate = (size: number) => (size === pool?.bytes ? pool.take(false) : new Uint8Array(size));
-    for await (const frame of readNutFrames(stdout, allocate)) {
+    for (;;) {
+      const next = await timed("decode", () => reader.next());
+      clock?.followChild("decode", decoder.child.pid);
+      if (next.done) break;
+      const frame = next.value;
       if (frame.data.length !== frameBytes) {
         throw new MediaError(
           "ffmpeg_failed",
@@ -53,6 +61,7 @@ export async function* decodeFrames(
     if (stdout.readableEnded) await decoder.exited;
     throw error;
   } finally {
+    await reader.return(undefined).catch(() => undefined);
     decoder.stop();
     await decoder.exited.catch(() => undefined);
   }

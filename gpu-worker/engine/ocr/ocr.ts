@@ -1,3 +1,4 @@
+import { timed } from "../stage-clock";
 import { classCharacters, type DecodedText } from "./ctc-decode";
 import { DEFAULT_DB_OPTIONS } from "./db-postprocess";
 import { assertRgbFrame, DEFAULT_MAX_SIDE, detectText } from "./detector";
@@ -69,14 +70,16 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
 
   const recognizeAll = async (items: BoxInFrame[]): Promise<TextLine[]> => {
     for (const { frame } of items) assertRgbFrame(frame);
-    const decoded = await recognizeBoxes(recognizer, characters, items, recognizerOptions);
+    const decoded = await timed("recognition", () =>
+      recognizeBoxes(recognizer, characters, items, recognizerOptions),
+    );
     return items.map(({ box }, index) => ({ ...box, ...(decoded[index] as DecodedText) }));
   };
   let closed = false;
   return {
     provider: opened.provider,
     ...(opened.cpuReason === undefined ? {} : { cpuReason: opened.cpuReason }),
-    detect: (frames) => detectText(detector, frames, detectorOptions),
+    detect: (frames) => timed("detection", () => detectText(detector, frames, detectorOptions)),
     recognize: (frame, boxes) => recognizeAll(boxes.map((box) => ({ frame, box }))),
     recognizeBoxes: recognizeAll,
     close: async () => {

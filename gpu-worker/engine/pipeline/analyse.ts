@@ -2,6 +2,7 @@ import { MotionEstimator } from "../fill/motion";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
 import type { OcrEngine, RgbFrame, TextLine } from "../ocr/ocr";
+import { timed } from "../stage-clock";
 import { isSceneText, type Motion, project } from "./classify";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
@@ -296,7 +297,7 @@ export async function analyseVideo(
    * sliding or changing text is followed to within a few frames.
    */
   const settle = async (from: ReadFrame, to: ReadFrame, gap: AnalysisFrame[]): Promise<void> => {
-    const motion = await cameraMotion(from, to);
+    const motion = await timed("motion", () => cameraMotion(from, to));
     if (gap.length < MIN_GAP_TO_SPLIT || sameLines(from.lines, to.lines, motion)) {
       record(to, motion);
       return;

@@ -1,0 +1,162 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { readFileSync } from "node:fs";
+
+/**
+ * Where a cleaning's CPU time goes, by stage. In-process stages are timed with process.cpuUsage(),
+ * which counts every thread of the process (onnxruntime's pool too): the engine runs one stage at a
+ * time, so the CPU spent between entering a stage and leaving it is that stage's. ffmpeg's children
+ * are read from /proc: a decoder's own CPU when its stream ends; the encoder ends last, after its
+ * look-ahead is flushed, so it gets what remains of the children's total (Linux only; elsewhere the
+ * children count zero).
+ */
+export const STAGES = [
+  "load",
+  "decode",
+  "detection",
+  "recognition",
+  "motion",
+  "masks",
+  "fill",
+  "encode",
+  "other",
+] as const;
+export type Stage = (typeof STAGES)[number];
+export type StageSeconds = Record<Stage, number>;
+
+/** Kernel clock ticks per second in /proc's times (USER_HZ, 100 on every Linux build we run on). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) in a /proc stat line, from field `first` (utime, or cutime) on. */
+function statSeconds(path: string, first: 14 | 16): number {
+  try {
+    const stat = readFileSync(path, "utf8");
+    // The command name in parentheses may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const at = first - 3;
+    return (Number(fields[at]) + Number(fields[at + 1])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of this process's children that have ended and were waited for. */
+export const endedChildrenSeconds = () => statSeconds("/proc/self/stat", 16);
+const ownSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+export class StageClock {
+  private readonly seconds = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as StageSeconds;
+  private current: Stage = "other";
+  private switchedAt = 0;
+  private readonly childrenAtStart = endedChildrenSeconds();
+  /** Children's CPU already given to a stage (probes, the trial encode), left out of the encoder's remainder. */
+  private childrenCharged = 0;
+  /** The last CPU reading of each followed child (decoders), by process id. */
+  private readonly followed = new Map<number, { stage: Stage; seconds: number }>();
+
+  /**
+   * With `fromProcessStart` (a command-line run), the CPU the process spent before the clock was made
+   * (node's start, compiling the TypeScript) counts as load.
+   */
+  constructor(options: { fromProcessStart?: boolean } = {}) {
+    this.switchedAt = options.fromProcessStart ? 0 : ownSeconds();
+    if (options.fromProcessStart) this.current = "load";
+    this.switchTo("other");
+  }
+
+  /** Charges the CPU since the last switch to the stage that ran, and makes `stage` the running one. */
+  private switchTo(stage: Stage): Stage {
+    const now = ownSeconds();
+    this.seconds[this.current] += now - this.switchedAt;
+    this.switchedAt = now;
+    const was = this.current;
+    this.current = stage;
+    return was;
+  }
+
+  /** Runs `work` as `stage`; a stage inside another is taken out of the outer one. */
+  async time<T>(stage: Stage, work: () => Promise<T>): Promise<T> {
+    const outer = this.switchTo(stage);
+    try {
+      return await work();
+    } finally {
+      this.switchTo(outer);
+    }
+  }
+
+  timeSync<T>(stage: Stage, work: () => T): T {
+    const outer = this.switchTo(stage);
+    try {
+      return work();
+    } finally {
+      this.switchTo(outer);
+    }
+  }
+
+  /**
+   * Reads a running child's CPU so far as `stage`'s: call it as the child works (a decoder, on each
+   * frame); once it has ended, its last reading stands.
+   */
+  followChild(stage: Stage, pid: number | undefined): void {
+    if (pid === undefined) return;
+    const seconds = statSeconds(`/proc/${pid}/stat`, 14);
+    if (seconds > 0) this.followed.set(pid, { stage, seconds });
+  }
+
+  /** Runs `work`, which starts and waits for its own child processes, and charges their CPU to `stage`. */
+  async timeChildren<T>(stage: Stage, work: () => Promise<T>): Promise<T> {
+    const before = endedChildrenSeconds();
+    try {
+      return await this.time(stage, work);
+    } finally {
+      const used = endedChildrenSeconds() - before;
+      this.seconds[stage] += used;
+      this.childrenCharged += used;
+    }
+  }
+
+  /** The seconds by stage so far; children not charged elsewhere are the encoder's (see above). */
+  read(): StageSeconds {
+    this.switchTo(this.current);
+    const seconds = { ...this.seconds };
+    let charged = this.childrenCharged;
+    for (const child of this.followed.values()) {
+      seconds[child.stage] += child.seconds;
+      charged += child.seconds;
+    }
+    const children = endedChildrenSeconds() - this.childrenAtStart;
+    seconds.encode += Math.max(0, children - charged);
+    return seconds;
+  }
+}
+
+const running = new AsyncLocalStorage<StageClock>();
+
+/** Runs `work` with `clock` counting the stages of everything it calls. */
+export function withStageClock<T>(clock: StageClock, work: () => Promise<T>): Promise<T> {
+  return running.run(clock, work);
+}
+
+/** The clock of the cleaning in progress, if one is counting. */
+export function stageClock(): StageClock | undefined {
+  return running.getStore();
+}
+
+/** `work` timed as `stage` when a clock is counting; otherwise just `work`. */
+export function timed<T>(stage: Stage, work: () => Promise<T>): Promise<T> {
+  const clock = running.getStore();
+  return clock ? clock.time(stage, work) : work();
+}
+
+/** `work`, which starts and waits for its own child processes, timed as `stage` with their CPU. */
+export function timedChildren<T>(stage: Stage, work: () => Promise<T>): Promise<T> {
+  const clock = running.getStore();
+  return clock ? clock.timeChildren(stage, work) : work();
+}
+
+export function timedSync<T>(stage: Stage, work: () => T): T {
+  const clock = running.getStore();
+  return clock ? clock.timeSync(stage, work) : work();
+}
