@@ -1,4 +1,4 @@
-import type { JobMessage } from "./services/dispatch";
+import type { JobMessage } from "../contract/job-message";
 import type { WebhookMessage } from "./webhooks/delivery";
 import type { WorkspaceObject } from "./workspace/workspace-object";
 

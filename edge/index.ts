@@ -1,7 +1,8 @@
+import type { JobMessage } from "../contract/job-message";
 import { createApp } from "./app";
 import type { Env } from "./env";
 import { deadLetteredJobs } from "./services/dead-letters";
-import { JOBS_QUEUE_PREFIX, type JobMessage } from "./services/dispatch";
+import { JOBS_QUEUE_PREFIX } from "./services/dispatch";
 import { pushJobsToWorker } from "./services/job-push";
 import { runScheduledTasks } from "./services/scheduled";
 import { deliverWebhooks, WEBHOOKS_QUEUE_PREFIX } from "./webhooks/consumer";

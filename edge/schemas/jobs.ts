@@ -1,21 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { JOB_STAGES, JOB_STATUSES } from "../../contract/job-states";
 import { pageLimitParam } from "./common";
-
-export const JOB_STATUSES = ["queued", "analyzing", "processing", "succeeded", "failed", "canceled"] as const;
-export const JOB_STAGES = [
-  "queued",
-  "preparing",
-  "reading_text",
-  "downloading",
-  "masking",
-  "cleaning",
-  "verifying",
-  "assembling",
-  "finalizing",
-  "retrying",
-] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-export type JobStage = (typeof JOB_STAGES)[number];
 
 const timestamp = z.iso.datetime();
 

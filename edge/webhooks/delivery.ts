@@ -1,9 +1,9 @@
 import { eq, sql } from "drizzle-orm";
+import { safeFetch, UrlNotAllowedError } from "../../shared-lib/url-policy";
 import { database } from "../db/client";
 import { events, jobs, webhookAttempts, workspaces } from "../db/schema";
 import { type Env, isLocal } from "../env";
 import { newId } from "../lib/ids";
-import { safeFetch, UrlNotAllowedError } from "../lib/url-policy";
 import { jobView } from "../services/job-view";
 import { findWorkspace } from "../services/workspaces";
 import { mediaStorage } from "../storage/media-storage";

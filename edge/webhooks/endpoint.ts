@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
+import { checkUrl, UrlNotAllowedError } from "../../shared-lib/url-policy";
 import type { Database } from "../db/client";
 import { workspaces } from "../db/schema";
 import { type Env, isLocal } from "../env";
 import { generateSigningSecret } from "../lib/api-keys";
 import { ApiError } from "../lib/errors";
 import { open, seal } from "../lib/secret-box";
-import { checkUrl, UrlNotAllowedError } from "../lib/url-policy";
 
 type WorkspaceRow = typeof workspaces.$inferSelect;
 

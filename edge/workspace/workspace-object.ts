@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq, inArray, isNull, sql as sqlTag } from "drizzle-orm";
+import { ACTIVE_STATUSES } from "../../contract/job-states";
 import { database } from "../db/client";
 import { jobs, uploads } from "../db/schema";
 import type { Env } from "../env";
-import { ACTIVE_STATUSES, dispatchJob } from "../services/dispatch";
+import { dispatchJob } from "../services/dispatch";
 import { addCredits, type Balances, closeReservation, readBalances, record, reserve } from "./credits";
 import {
   type CreateOutcome,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_STAGES, JOB_STATUSES } from "../../edge/schemas/jobs";
+import { JOB_STAGES, JOB_STATUSES } from "../../contract/job-states";
 import { createOcrEngine } from "../../gpu-worker/engine/ocr/ocr";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeCaptionedClip } from "../fixtures/media";

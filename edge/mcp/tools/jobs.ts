@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { JOB_STATUSES, type Job, JobCreateSchema } from "../../schemas/jobs";
+import { JOB_STATUSES } from "../../../contract/job-states";
+import { type Job, JobCreateSchema } from "../../schemas/jobs";
 import { cancelJob } from "../../services/cancel";
 import { jobView } from "../../services/job-view";
 import { createJob, findJob, listJobs } from "../../services/jobs";
@@ -27,7 +28,7 @@ export const createJobTool = defineTool({
       "Name for the input and the result file; default: the file's own name",
     ),
     texts: fields.texts.describe(
-      "The exact on-screen texts to erase (up to 500); when given, the automatic text reading is skipped",
+      "The exact on-screen texts to erase (1 to 500): the video is still read, and only the lines matching one of them are erased; leave out to erase every caption and overlay",
     ),
     metadata: fields.metadata.describe(
       "Your own string key/value pairs (up to 20, values up to 500 characters), echoed back on the job",
