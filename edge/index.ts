@@ -1,5 +1,6 @@
 import type { JobMessage } from "../contract/job-message";
 import { createApp } from "./app";
+import { edgeConfig } from "./config";
 import type { Env } from "./env";
 import { deadLetteredJobs } from "./services/dead-letters";
 import { JOBS_QUEUE_PREFIX } from "./services/dispatch";
@@ -16,9 +17,11 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
+    edgeConfig(env);
     ctx.waitUntil(runScheduledTasks(env, Date.now()));
   },
   async queue(batch, env) {
+    edgeConfig(env);
     const deadLetters = batch.queue.endsWith("-dlq");
     if (batch.queue.startsWith(WEBHOOKS_QUEUE_PREFIX)) {
       const webhooks = batch as MessageBatch<WebhookMessage>;

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { isTerminal, RUNNING_STATUSES, statusForStage, type WorkerStage } from "../../contract/job-states";
 import type { ClaimedJob } from "../../contract/worker-api";
+import { edgeConfig } from "../config";
 import { database } from "../db/client";
 import { jobs } from "../db/schema";
 import type { Env } from "../env";
@@ -10,15 +11,15 @@ import { type JobRow, jobInput } from "./job-view";
 import { findWorkspace } from "./workspaces";
 
 /** A claim holds a job this long (LEASE_SECONDS, default 60); every progress report (a heartbeat) extends it. */
-export function leaseMs(env: Env): number {
-  return Number(env.LEASE_SECONDS ?? 60) * 1000;
+function leaseMs(env: Env): number {
+  return edgeConfig(env).LEASE_SECONDS * 1000;
 }
 /**
  * A running job whose stage and progress have not moved for this long (LEASE_STALL_SECONDS, default
  * 300) stops getting its lease extended: heartbeats alone cannot hold a worker slot for ever.
  */
-export function stallMs(env: Env): number {
-  return Number(env.LEASE_STALL_SECONDS ?? 300) * 1000;
+function stallMs(env: Env): number {
+  return edgeConfig(env).LEASE_STALL_SECONDS * 1000;
 }
 /** The running statuses as an SQL list, for the statements below. */
 const RUNNING_SQL = RUNNING_STATUSES.map((status) => `'${status}'`).join(", ");
