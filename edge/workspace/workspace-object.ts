@@ -16,7 +16,7 @@ import {
   type StoredAnswer,
 } from "./idempotency";
 import { decide, type RateDecision, WINDOW_MS, windowStart } from "./rate-limit";
-import { upgradeWorkspaceSchema, WORKSPACE_SCHEMA } from "./schema";
+import { migrateWorkspace } from "./schema";
 
 export type { Balances } from "./credits";
 export { type CreateOutcome, IDEMPOTENCY_TTL_MS, type IdempotencyRequest } from "./idempotency";
@@ -42,8 +42,7 @@ export class WorkspaceObject extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => {
-      this.sql.exec(WORKSPACE_SCHEMA);
-      upgradeWorkspaceSchema(this.sql);
+      migrateWorkspace(ctx.storage);
     });
   }
 
