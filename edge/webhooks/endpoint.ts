@@ -11,7 +11,6 @@ type WorkspaceRow = typeof workspaces.$inferSelect;
 
 /** How long the old secret keeps signing after a rotation, unless the caller says otherwise. */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 60 * 60;
-export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
 
 /** Why the service switched an endpoint off: it answered 410 Gone, or failed for three days. */
 export type DisabledReason = "gone" | "failing";
