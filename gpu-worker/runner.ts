@@ -63,7 +63,11 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
   );
   await mkdir(dir, { recursive: true });
   const timing = deps.metrics.startJob();
+  let current: WorkerStage | null = null;
   const update = (stage: WorkerStage, fraction: number) => {
+    // One line per stage entered: with the metric's stage seconds, the job's story in the log.
+    if (stage !== current) log({ event: "stage", job_id: job.id, stage });
+    current = stage;
     timing.enter(stage);
     clock.enter(stage);
     reporter.update(stage, fraction);
