@@ -23,19 +23,17 @@ export const JOB_STAGES = [
 export type JobStage = (typeof JOB_STAGES)[number];
 
 /**
- * The stages a GPU worker reports, in order (README, "Stages"). `masking` and `verifying` stay in
- * the API's list but no worker reports them: the masks are drawn and the cleaned regions checked
- * frame by frame inside `cleaning`, so they have no time of their own.
+ * Stages no GPU worker reports: the edge sets `queued` and `retrying`; `masking` and `verifying`
+ * stay in the API's list, but the masks are drawn and the cleaned regions checked frame by frame
+ * inside `cleaning`, so they have no time of their own.
  */
-export const WORKER_STAGES = [
-  "preparing",
-  "downloading",
-  "reading_text",
-  "cleaning",
-  "assembling",
-  "finalizing",
-] as const satisfies readonly JobStage[];
-export type WorkerStage = (typeof WORKER_STAGES)[number];
+const NOT_REPORTED = ["queued", "retrying", "masking", "verifying"] as const satisfies readonly JobStage[];
+
+/** The stages a GPU worker reports, in order (README, "Stages"). */
+export type WorkerStage = Exclude<JobStage, (typeof NOT_REPORTED)[number]>;
+export const WORKER_STAGES = JOB_STAGES.filter(
+  (stage): stage is WorkerStage => !(NOT_REPORTED as readonly string[]).includes(stage),
+);
 
 /** The stages the cleaning engine itself goes through (between downloading and finalizing). */
 export const ENGINE_STAGES = [
