@@ -2013,7 +2013,7 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "analyzing" | "processing" | "succeeded" | "failed" | "canceled";
             /** @enum {string|null} */
-            stage: "queued" | "preparing" | "reading_text" | "downloading" | "masking" | "cleaning" | "verifying" | "assembling" | "finalizing" | "retrying" | null;
+            stage: "queued" | "preparing" | "downloading" | "reading_text" | "masking" | "cleaning" | "verifying" | "assembling" | "finalizing" | "retrying" | null;
             progress: number;
             /** @enum {string} */
             source: "web" | "api" | "mcp";
@@ -2053,10 +2053,15 @@ export interface components {
             finished_at: string | null;
         };
         JobCreate: {
+            /** @description Id of an upload (up_…) whose file was sent with PUT; give this or video_url */
             upload_id?: string;
+            /** @description Public http(s) URL of an MP4 or MOV file (up to 2 GB and 15 minutes) on a server that answers range requests; give this or upload_id */
             video_url?: string;
+            /** @description Name for the input and the result file; default: the file's own name */
             filename?: string;
+            /** @description The exact on-screen texts to erase (1 to 500): the video is still read, and only the lines matching one of them are erased. Leave out to erase every caption and overlay; an empty list is refused */
             texts?: string[];
+            /** @description Your own string key/value pairs (up to 20, values up to 500 characters), echoed back on the job */
             metadata?: {
                 [key: string]: string;
             };

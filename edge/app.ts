@@ -1,5 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { adminRoutes } from "./admin/routes";
+import { edgeConfig } from "./config";
 import { dashboardApi } from "./dashboard/api";
 import type { AppBindings } from "./env";
 import { internalRoutes } from "./internal/routes";
@@ -28,6 +29,11 @@ export function createApp() {
   app.onError(onError);
   app.notFound(onNotFound);
   app.use(requestContext);
+  // The variables are checked before anything uses them: a bad one fails here, naming itself.
+  app.use(async (c, next) => {
+    edgeConfig(c.env);
+    await next();
+  });
 
   app.get("/health", (c) => c.json({ status: "ok" }));
   // Every JSON API has its body capped before anything parses it; /storage streams files instead.

@@ -1,4 +1,5 @@
-import type { JobMessage } from "./services/dispatch";
+import type { JobMessage } from "../contract/job-message";
+import { edgeConfig } from "./config";
 import type { WebhookMessage } from "./webhooks/delivery";
 import type { WorkspaceObject } from "./workspace/workspace-object";
 
@@ -45,4 +46,4 @@ export type AppBindings = {
   };
 };
 
-export const isLocal = (env: Env): boolean => env.ENVIRONMENT === "local";
+export const isLocal = (env: Env): boolean => edgeConfig(env).ENVIRONMENT === "local";

@@ -1,7 +1,9 @@
+import type { JobMessage } from "../contract/job-message";
 import { createApp } from "./app";
+import { edgeConfig } from "./config";
 import type { Env } from "./env";
 import { deadLetteredJobs } from "./services/dead-letters";
-import { JOBS_QUEUE_PREFIX, type JobMessage } from "./services/dispatch";
+import { JOBS_QUEUE_PREFIX } from "./services/dispatch";
 import { pushJobsToWorker } from "./services/job-push";
 import { runScheduledTasks } from "./services/scheduled";
 import { deliverWebhooks, WEBHOOKS_QUEUE_PREFIX } from "./webhooks/consumer";
@@ -15,9 +17,11 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
+    edgeConfig(env);
     ctx.waitUntil(runScheduledTasks(env, Date.now()));
   },
   async queue(batch, env) {
+    edgeConfig(env);
     const deadLetters = batch.queue.endsWith("-dlq");
     if (batch.queue.startsWith(WEBHOOKS_QUEUE_PREFIX)) {
       const webhooks = batch as MessageBatch<WebhookMessage>;

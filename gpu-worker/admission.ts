@@ -1,5 +1,5 @@
-import { limitBreach } from "../edge/media/video-limits";
-import type { ClaimedJob } from "./edge-client";
+import { limitBreach } from "../contract/video-limits";
+import type { ClaimedJob } from "../contract/worker-api";
 import type { InputVideo } from "./engine-contract";
 
 /**

@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { safeFetch, UrlNotAllowedError } from "../edge/lib/url-policy";
+import { safeFetch, UrlNotAllowedError } from "../shared-lib/url-policy";
 import type { DownloadLimits } from "./config";
 import { type DownloadWatchdog, SlowSourceError, watchDownload } from "./download-watchdog";
 import { type Resolver, sourceUrlPolicy } from "./pinned-fetch";

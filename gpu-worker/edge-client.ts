@@ -1,24 +1,13 @@
+import type { WorkerStage } from "../contract/job-states";
+import { parseContract } from "../contract/violation";
+import {
+  type ClaimedJob,
+  ClaimedJobSchema,
+  ProgressAnswerSchema,
+  type UploadedPart,
+} from "../contract/worker-api";
 import type { WorkerConfig } from "./config";
 import type { WorkerMetrics } from "./metrics";
-
-/** A job as the edge hands it over on claim (edge/services/leases.ts, ClaimedJob). */
-export interface ClaimedJob {
-  id: string;
-  workspace_id: string;
-  attempt: number;
-  texts: string[] | null;
-  input: {
-    filename: string;
-    duration_seconds: number;
-    width: number | null;
-    height: number | null;
-    size_bytes: number | null;
-  };
-  source: { type: "upload" | "url"; url: string };
-  /** Presented on every later call about the job: without it the edge treats a call as not this lease's. */
-  lease_token: string;
-  lease_expires_at: string;
-}
 
 export type ClaimOutcome = { claimed: ClaimedJob } | { refused: string };
 
@@ -41,11 +30,6 @@ export interface MultipartTarget {
 
 /** Where the result goes (edge/internal/result-upload.ts): one PUT, or parts when it is large. */
 export type ResultTarget = UploadTarget | { multipart: MultipartTarget };
-
-export interface UploadedPart {
-  part_number: number;
-  etag: string;
-}
 
 /** The edge says the job is not this worker's (any more): its lease was lost, or the job ended. */
 export class LeaseLostError extends Error {
@@ -150,7 +134,8 @@ export class EdgeClient {
 
   async claim(jobId: string): Promise<ClaimOutcome> {
     try {
-      const claimed = (await (await this.accepted(jobId, "claim", {})).json()) as ClaimedJob;
+      const answer = await (await this.accepted(jobId, "claim", {})).json();
+      const claimed = parseContract(ClaimedJobSchema, answer, "the claim's answer");
       this.leaseTokens.set(jobId, claimed.lease_token);
       return { claimed };
     } catch (error) {
@@ -165,9 +150,9 @@ export class EdgeClient {
   }
 
   /** Reports progress (the heartbeat); resolves to true when the job was canceled. */
-  async progress(jobId: string, stage: string, progress: number): Promise<boolean> {
+  async progress(jobId: string, stage: WorkerStage, progress: number): Promise<boolean> {
     const response = await this.accepted(jobId, "progress", { stage, progress });
-    return ((await response.json()) as { canceled: boolean }).canceled;
+    return parseContract(ProgressAnswerSchema, await response.json(), "the progress answer").canceled;
   }
 
   async resultTarget(jobId: string, sizeBytes: number): Promise<ResultTarget> {

@@ -1,5 +1,6 @@
+import type { EngineStage } from "../contract/job-states";
+
 /** What the worker needs of the cleaning engine (gpu-worker/engine implements it). */
-export type EngineStage = "reading_text" | "masking" | "cleaning" | "verifying" | "assembling";
 
 /** What ffprobe read of an input, before any frame is decoded. */
 export interface InputVideo {
@@ -13,7 +14,7 @@ export interface InputVideo {
 export interface CleanOptions {
   /** Called once the input is probed, before any work: throwing refuses the input. */
   admit?: (video: InputVideo) => void;
-  /** Exact texts to erase; null or absent: read the text on screen and erase every overlay. */
+  /** The text on screen is read either way; these choose the lines erased. Null or absent: every overlay. */
   texts?: string[] | null;
   signal?: AbortSignal;
   onProgress?: (stage: EngineStage, fraction: number) => void;

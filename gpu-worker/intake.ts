@@ -1,4 +1,5 @@
-import type { ClaimedJob, EdgeClient } from "./edge-client";
+import type { ClaimedJob } from "../contract/worker-api";
+import type { EdgeClient } from "./edge-client";
 
 export type IntakeAnswer =
   | { status: 202; body: { accepted: string }; finished: Promise<void> }

@@ -3,7 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
-import { checkResolvedAddress, type SafeFetchOptions, UrlNotAllowedError } from "../edge/lib/url-policy";
+import { checkResolvedAddress, type SafeFetchOptions, UrlNotAllowedError } from "../shared-lib/url-policy";
 
 export interface ResolvedAddress {
   address: string;

@@ -1,22 +1,19 @@
+import type { WorkerStage } from "../contract/job-states";
 import { type EdgeClient, LeaseLostError } from "./edge-client";
 
-/** The job's stages in order, with the share of the whole job each one stands for. */
-const STAGE_SPANS: Record<string, [number, number]> = {
+/** The share of the whole job each stage the worker reports stands for, in order (README, Stages). */
+const STAGE_SPANS: Record<WorkerStage, [number, number]> = {
   preparing: [0, 0.01],
   downloading: [0.01, 0.05],
-  reading_text: [0.05, 0.25],
-  masking: [0.25, 0.3],
-  cleaning: [0.3, 0.85],
-  verifying: [0.85, 0.9],
+  reading_text: [0.05, 0.35],
+  cleaning: [0.35, 0.9],
   assembling: [0.9, 0.97],
   finalizing: [0.97, 1],
 };
 
-export type Stage = keyof typeof STAGE_SPANS;
-
 /** Overall progress for a fraction of one stage. */
-export function overallProgress(stage: string, fraction: number): number {
-  const [start, end] = STAGE_SPANS[stage] ?? [0, 0];
+export function overallProgress(stage: WorkerStage, fraction: number): number {
+  const [start, end] = STAGE_SPANS[stage];
   return start + (end - start) * Math.min(1, Math.max(0, fraction));
 }
 
@@ -30,7 +27,7 @@ const HEARTBEAT_MS = Number(process.env.GPU_WORKER_HEARTBEAT_MS ?? 10_000);
  * the lease is lost), `onStop` is called once so the work can be aborted.
  */
 export class ProgressReporter {
-  private stage = "preparing";
+  private stage: WorkerStage = "preparing";
   private progress = 0;
   private lastSent = 0;
   private pending: NodeJS.Timeout | null = null;
@@ -46,7 +43,7 @@ export class ProgressReporter {
     this.heartbeat = setInterval(() => this.send(), HEARTBEAT_MS);
   }
 
-  update(stage: string, fraction: number): void {
+  update(stage: WorkerStage, fraction: number): void {
     const overall = overallProgress(stage, fraction);
     const stageChanged = stage !== this.stage;
     this.stage = stage;

@@ -1,14 +1,9 @@
-import { BUSY_RETRY_SECONDS } from "../edge/lib/busy-retry";
+import type { JobMessage } from "../contract/job-message";
+import { BUSY_RETRY_SECONDS } from "../shared-lib/busy-retry";
 import type { PullSettings } from "./config";
 import type { JobIntake } from "./intake";
 import type { JobSource } from "./job-source";
-import {
-  type JobMessageBody,
-  jobMessageOf,
-  type MessageRetry,
-  type PulledMessage,
-  QueuesPullApi,
-} from "./queues-pull-api";
+import { jobMessageOf, type MessageRetry, type PulledMessage, QueuesPullApi } from "./queues-pull-api";
 
 /**
  * The edge could not be reached to claim: the message is retried after 10 s, doubling with each of
@@ -136,7 +131,7 @@ export class PullJobSource implements JobSource {
    * replaces the pulled one, so waiting never uses up the queue's retries and a long backlog never
    * reaches the dead-letter queue. False when it could not be sent: the caller retries instead.
    */
-  private async publishAgainLater(body: JobMessageBody): Promise<boolean> {
+  private async publishAgainLater(body: JobMessage): Promise<boolean> {
     try {
       await this.api.publish(body, BUSY_RETRY_SECONDS);
       return true;

@@ -1,3 +1,4 @@
+import { type JobMessage, JobMessageSchema } from "../contract/job-message";
 import type { PullSettings } from "./config";
 
 /** A message as Cloudflare Queues' HTTP pull API hands it out. */
@@ -70,16 +71,12 @@ export class QueuesPullApi {
   }
 }
 
-export interface JobMessageBody {
-  job_id: string;
-  [field: string]: unknown;
-}
-
 /**
- * The job message in a pulled message. The edge sends `{job_id, workspace_id}` with contentType
- * "json", which the pull API hands out as JSON text; base64 (how it hands out bytes) is read too.
+ * The job message in a pulled message, checked against the contract. The edge sends it with
+ * contentType "json", which the pull API hands out as JSON text; base64 (how it hands out bytes) is
+ * read too. Null when neither reading is a job message.
  */
-export function jobMessageOf(body: unknown): JobMessageBody | null {
+export function jobMessageOf(body: unknown): JobMessage | null {
   const parse = (text: string): unknown => {
     try {
       return JSON.parse(text);
@@ -90,8 +87,8 @@ export function jobMessageOf(body: unknown): JobMessageBody | null {
   const candidates =
     typeof body === "string" ? [parse(body), parse(Buffer.from(body, "base64").toString("utf8"))] : [body];
   for (const candidate of candidates) {
-    const jobId = (candidate as { job_id?: unknown } | null | undefined)?.job_id;
-    if (typeof jobId === "string" && jobId.length > 0) return candidate as JobMessageBody;
+    const parsed = JobMessageSchema.safeParse(candidate);
+    if (parsed.success) return parsed.data;
   }
   return null;
 }

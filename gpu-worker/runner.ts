@@ -1,9 +1,11 @@
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import type { WorkerStage } from "../contract/job-states";
+import type { ClaimedJob } from "../contract/worker-api";
 import { admitPriced } from "./admission";
 import type { WorkerConfig } from "./config";
 import { DownloadError, downloadSource, MAX_SOURCE_BYTES } from "./download";
-import { type ClaimedJob, type EdgeClient, LeaseLostError } from "./edge-client";
+import { type EdgeClient, LeaseLostError } from "./edge-client";
 import type { CleanVideo } from "./engine-contract";
 import type { JobOutcome, WorkerMetrics } from "./metrics";
 import { ProgressReporter } from "./progress";
@@ -61,7 +63,11 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
   );
   await mkdir(dir, { recursive: true });
   const timing = deps.metrics.startJob();
-  const update = (stage: string, fraction: number) => {
+  let current: WorkerStage | null = null;
+  const update = (stage: WorkerStage, fraction: number) => {
+    // One line per stage entered: with the metric's stage seconds, the job's story in the log.
+    if (stage !== current) log({ event: "stage", job_id: job.id, stage });
+    current = stage;
     timing.enter(stage);
     clock.enter(stage);
     reporter.update(stage, fraction);

@@ -1,5 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
+import { JobMessageSchema } from "../contract/job-message";
+import { ContractViolationError, parseContract } from "../contract/violation";
 import type { WorkerConfig } from "./config";
 import type { JobIntake } from "./intake";
 import type { JobSource } from "./job-source";
@@ -56,12 +58,18 @@ export function createWorkerServer({ config, intake, metrics }: WorkerHttpDeps):
         send(401, { error: "bad worker secret" });
         return;
       }
+      let jobId: string;
       try {
-        const { job_id: jobId } = JSON.parse(await readBody(request)) as { job_id?: unknown };
-        if (typeof jobId !== "string") {
-          send(400, { error: "job_id is required" });
-          return;
-        }
+        const text = await readBody(request);
+        jobId = parseContract(JobMessageSchema, JSON.parse(text), "the job message").job_id;
+      } catch (error) {
+        // Not JSON, or not a job message: no retry makes it one.
+        const message =
+          error instanceof ContractViolationError ? error.message : "the job message is not JSON";
+        send(400, { error: message });
+        return;
+      }
+      try {
         const { status, body } = await intake.offer(jobId);
         send(status, body);
       } catch (error) {

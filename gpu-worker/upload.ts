@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import type { EdgeClient, MultipartTarget, UploadedPart, UploadTarget } from "./edge-client";
+import type { UploadedPart } from "../contract/worker-api";
+import type { EdgeClient, MultipartTarget, UploadTarget } from "./edge-client";
 
 /** Streams `size` bytes of a file from `start` to a presigned PUT address (the signature binds the length). */
 async function putRange(

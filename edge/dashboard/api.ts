@@ -1,19 +1,19 @@
 import { Hono } from "hono";
 import type { DashboardBindings } from "./context";
 import { requireSession, sameOrigin } from "./guards";
-import { accountRoutes } from "./routes/account";
-import { jobRoutes } from "./routes/jobs";
-import { keyRoutes } from "./routes/keys";
-import { sessionRoutes } from "./routes/session";
-import { webhookRoutes } from "./routes/webhooks";
+import { dashboardAccountRoutes } from "./routes/account";
+import { dashboardJobRoutes } from "./routes/jobs";
+import { dashboardKeyRoutes } from "./routes/keys";
+import { dashboardSessionRoutes } from "./routes/session";
+import { dashboardWebhookRoutes } from "./routes/webhooks";
 
 /** Everything past sign-in: one workspace, the session's. */
 const signedIn = new Hono<DashboardBindings>()
   .use(requireSession)
-  .route("/", accountRoutes)
-  .route("/", jobRoutes)
-  .route("/", keyRoutes)
-  .route("/", webhookRoutes);
+  .route("/", dashboardAccountRoutes)
+  .route("/", dashboardJobRoutes)
+  .route("/", dashboardKeyRoutes)
+  .route("/", dashboardWebhookRoutes);
 
 /**
  * The dashboard's JSON API (mounted at /dashboard/api), used only by its own pages: cookie
@@ -26,5 +26,5 @@ export const dashboardApi = new Hono<DashboardBindings>()
     await next();
     c.header("Cache-Control", "no-store");
   })
-  .route("/", sessionRoutes)
+  .route("/", dashboardSessionRoutes)
   .route("/", signedIn);

@@ -1,8 +1,7 @@
+import { edgeConfig } from "../config";
 import type { Env } from "../env";
 import type { MediaStorage, UploadTarget } from "../storage/media-storage";
 
-/** Results larger than this go up in parts (MULTIPART_THRESHOLD_BYTES overrides it, for tests). */
-export const MULTIPART_THRESHOLD_BYTES = 64 * 1024 * 1024;
 /** Every part but the last is this long: over S3's 5 MiB minimum, and R2 wants them all equal. */
 export const RESULT_PART_BYTES = 16 * 1024 * 1024;
 const RESULT_TARGET_TTL_MS = 60 * 60 * 1000;
@@ -25,7 +24,8 @@ export async function resultTarget(
 ): Promise<ResultTarget> {
   const contentType = "video/mp4";
   const expiresAt = Date.now() + RESULT_TARGET_TTL_MS;
-  if (sizeBytes <= Number(env.MULTIPART_THRESHOLD_BYTES ?? MULTIPART_THRESHOLD_BYTES)) {
+  // Larger results go up in parts (MULTIPART_THRESHOLD_BYTES, default 64 MiB; the tests lower it).
+  if (sizeBytes <= edgeConfig(env).MULTIPART_THRESHOLD_BYTES) {
     return storage.uploadTarget({ key, contentType, sizeBytes, expiresAt });
   }
   const uploadId = await storage.startMultipart(key, contentType);

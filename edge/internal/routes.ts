@@ -1,55 +1,24 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
+import {
+  ClaimBodySchema,
+  CompleteBodySchema,
+  ProgressBodySchema,
+  ResultAbortBodySchema,
+  ResultCompleteBodySchema,
+  ResultTargetBodySchema,
+} from "../../contract/worker-api";
 import { database } from "../db/client";
 import { jobs, uploads } from "../db/schema";
 import type { AppBindings } from "../env";
 import { constantTimeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { parseJsonBody } from "../lib/validation";
-import { MAX_FILE_BYTES } from "../schemas/uploads";
 import { type Finish, finishJob } from "../services/job-lifecycle";
 import type { JobRow } from "../services/job-view";
 import { claimedJobView, claimJob, reportProgress } from "../services/leases";
-import { WORKER_STAGES } from "../services/stages";
 import { mediaStorage } from "../storage/media-storage";
 import { resultTarget } from "./result-upload";
-
-const workerId = z.string().min(1).max(100);
-/** The token the claim answered with; a call without the current one is not this lease's. */
-const leaseToken = z.string().min(1).max(100);
-const ProgressBody = z.object({
-  worker_id: workerId,
-  lease_token: leaseToken,
-  stage: z.enum(WORKER_STAGES),
-  progress: z.number().min(0).max(1),
-});
-const CompleteBody = z.discriminatedUnion("outcome", [
-  z.object({
-    worker_id: workerId,
-    lease_token: leaseToken,
-    outcome: z.literal("succeeded"),
-    result_size_bytes: z.number().int().min(1),
-  }),
-  z.object({
-    worker_id: workerId,
-    lease_token: leaseToken,
-    outcome: z.literal("failed"),
-    code: z.string().min(1).max(64),
-    message: z.string().min(1).max(1000),
-  }),
-]);
-
-const uploadId = z.string().min(1).max(1024);
-const ResultCompleteBody = z.object({
-  worker_id: workerId,
-  lease_token: leaseToken,
-  upload_id: uploadId,
-  parts: z
-    .array(z.object({ part_number: z.number().int().min(1).max(10_000), etag: z.string().min(1).max(200) }))
-    .min(1)
-    .max(10_000),
-});
 
 /** Where a job's cleaned MP4 is stored. */
 export const resultKey = (row: Pick<JobRow, "workspaceId" | "id">) =>
@@ -83,7 +52,7 @@ export const internalRoutes = new Hono<AppBindings>()
     await next();
   })
   .post("/jobs/:id/claim", async (c) => {
-    const body = await parseJsonBody(c, z.object({ worker_id: workerId }));
+    const body = await parseJsonBody(c, ClaimBodySchema);
     const claim = await claimJob(c.env, c.req.param("id"), body.worker_id);
     if (!claim.ok) return refusal(claim.reason);
     const [upload] = claim.row.uploadId
@@ -93,7 +62,7 @@ export const internalRoutes = new Hono<AppBindings>()
     return c.json(await claimedJobView(claim.row, storage, upload?.objectKey ?? null));
   })
   .post("/jobs/:id/progress", async (c) => {
-    const body = await parseJsonBody(c, ProgressBody);
+    const body = await parseJsonBody(c, ProgressBodySchema);
     const result = await reportProgress(
       c.env,
       c.req.param("id"),
@@ -106,25 +75,14 @@ export const internalRoutes = new Hono<AppBindings>()
     return c.json({ canceled: false, lease_expires_at: new Date(result.leaseExpiresAt).toISOString() });
   })
   .post("/jobs/:id/result-target", async (c) => {
-    const body = await parseJsonBody(
-      c,
-      z.object({
-        worker_id: workerId,
-        lease_token: leaseToken,
-        size_bytes: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_FILE_BYTES * 2),
-      }),
-    );
+    const body = await parseJsonBody(c, ResultTargetBodySchema);
     const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
     if (!row) return refusal("lease_lost");
     const storage = mediaStorage(c.env, new URL(c.req.url).origin);
     return c.json(await resultTarget(c.env, storage, resultKey(row), body.size_bytes));
   })
   .post("/jobs/:id/result-complete", async (c) => {
-    const body = await parseJsonBody(c, ResultCompleteBody);
+    const body = await parseJsonBody(c, ResultCompleteBodySchema);
     const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
     if (!row) return refusal("lease_lost");
     const parts = body.parts.map((part) => ({ partNumber: part.part_number, etag: part.etag }));
@@ -136,8 +94,7 @@ export const internalRoutes = new Hono<AppBindings>()
     return c.json({ completed: true });
   })
   .post("/jobs/:id/result-abort", async (c) => {
-    const body = await parseJsonBody(c, z.object({ worker_id: workerId, upload_id: uploadId }));
-    // No lease needed: after a cancel the worker holds none, and the upload id names only its own upload.
+    const body = await parseJsonBody(c, ResultAbortBodySchema);
     const [row] = await database(c.env.DB)
       .select({ workspaceId: jobs.workspaceId, id: jobs.id })
       .from(jobs)
@@ -148,7 +105,7 @@ export const internalRoutes = new Hono<AppBindings>()
     return c.json({ aborted: true });
   })
   .post("/jobs/:id/complete", async (c) => {
-    const body = await parseJsonBody(c, CompleteBody);
+    const body = await parseJsonBody(c, CompleteBodySchema);
     const jobId = c.req.param("id");
     const row = await leasedJob(c.env, jobId, body.lease_token);
     if (!row) {

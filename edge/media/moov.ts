@@ -41,9 +41,6 @@ interface VideoTrack {
   codec: string;
 }
 
-const FIXED_16_16 = 0x1_0000;
-const MAX_UINT32 = 0xffff_ffff;
-
 /** Interprets the parsed children of a moov box. */
 export function readMoov(moov: Box): MoovInfo {
   const tracks = moov.children.filter((child) => child.type === "trak");
@@ -141,6 +138,9 @@ function readMehd(mehd: Box): number {
   return version === 1 ? readDuration64(view, 4) : readDuration32(view, 4);
 }
 
+/** All bits set: a 32-bit duration that is unknown. */
+const MAX_UINT32 = 0xffff_ffff;
+
 /** All bits set means "unknown duration". */
 function readDuration32(view: DataView, offset: number): number {
   const duration = view.getUint32(offset);
@@ -175,6 +175,8 @@ function readVideoTrack(trak: Box): VideoTrack {
     codec: fourcc(stsd.body, 12),
   };
 }
+
+const FIXED_16_16 = 0x1_0000;
 
 /** tkhd: the presentation size (16.16 fixed, before the matrix) and the rotation its matrix applies. */
 function readTkhd(tkhd: Box): { width: number; height: number; rotation: Rotation } {

@@ -1,21 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { JOB_STAGES, JOB_STATUSES } from "../../contract/job-states";
 import { pageLimitParam } from "./common";
-
-export const JOB_STATUSES = ["queued", "analyzing", "processing", "succeeded", "failed", "canceled"] as const;
-export const JOB_STAGES = [
-  "queued",
-  "preparing",
-  "reading_text",
-  "downloading",
-  "masking",
-  "cleaning",
-  "verifying",
-  "assembling",
-  "finalizing",
-  "retrying",
-] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-export type JobStage = (typeof JOB_STAGES)[number];
 
 const timestamp = z.iso.datetime();
 
@@ -89,11 +74,39 @@ const metadata = z
 
 export const JobCreateSchema = z
   .object({
-    upload_id: z.string().min(1).max(100).optional(),
-    video_url: z.string().min(1).max(2048).optional(),
-    filename: z.string().min(1).max(200).optional(),
-    texts: z.array(z.string().min(1).max(500, "each text is at most 500 characters")).max(500).optional(),
-    metadata: metadata.optional(),
+    upload_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("Id of an upload (up_…) whose file was sent with PUT; give this or video_url"),
+    video_url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe(
+        "Public http(s) URL of an MP4 or MOV file (up to 2 GB and 15 minutes) on a server that answers range requests; give this or upload_id",
+      ),
+    filename: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Name for the input and the result file; default: the file's own name"),
+    texts: z
+      .array(z.string().min(1).max(500, "each text is at most 500 characters"))
+      .min(1, "texts needs at least one text; leave it out to erase every caption and overlay")
+      .max(500)
+      .optional()
+      .describe(
+        "The exact on-screen texts to erase (1 to 500): the video is still read, and only the lines matching one of them are erased. Leave out to erase every caption and overlay; an empty list is refused",
+      ),
+    metadata: metadata
+      .optional()
+      .describe(
+        "Your own string key/value pairs (up to 20, values up to 500 characters), echoed back on the job",
+      ),
   })
   .strict()
   .superRefine((body, ctx) => {

@@ -1,6 +1,6 @@
+import { isActive } from "../../contract/job-states";
 import type { Env } from "../env";
 import type { MediaStorage } from "../storage/media-storage";
-import { ACTIVE_STATUSES } from "./dispatch";
 import { finishJob } from "./job-lifecycle";
 import type { JobRow } from "./job-view";
 import { findJob } from "./jobs";
@@ -16,6 +16,6 @@ export async function cancelJob(
   jobId: string,
 ): Promise<JobRow> {
   const row = await findJob(env, workspaceId, jobId);
-  if (!ACTIVE_STATUSES.includes(row.status)) return row;
+  if (!isActive(row.status)) return row;
   return (await finishJob(env, storage, jobId, { status: "canceled" })).row;
 }

@@ -1,20 +1,11 @@
 import { eq } from "drizzle-orm";
+import type { JobMessage } from "../../contract/job-message";
 import { database } from "../db/client";
 import { jobs } from "../db/schema";
 import type { Env } from "../env";
 
-/** Statuses of a job that is not finished; analyzing and processing count as running. */
-export const ACTIVE_STATUSES = ["queued", "analyzing", "processing"];
-export const RUNNING_STATUSES = ["analyzing", "processing"];
-export const TERMINAL_STATUSES = ["succeeded", "failed", "canceled"];
-
 /** Queues whose name starts with this carry jobs (adclean-jobs, per environment; -dlq for dead letters). */
 export const JOBS_QUEUE_PREFIX = "adclean-jobs";
-
-export interface JobMessage {
-  job_id: string;
-  workspace_id: string;
-}
 
 /**
  * Sends a job to the GPU workers. A failed send is logged, not thrown: the job is marked

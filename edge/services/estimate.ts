@@ -1,7 +1,7 @@
+import { MAX_DURATION_SECONDS } from "../../contract/video-limits";
 import { creditsForDuration, durationLabel } from "../billing/pricing";
 import { database } from "../db/client";
 import type { Env } from "../env";
-import { MAX_DURATION_SECONDS } from "../media/video-limits";
 import { listPlans } from "./workspaces";
 
 /**

@@ -1,4 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
+import { statusesLeadingTo } from "../../contract/job-states";
 import { database } from "../db/client";
 import { events, jobs } from "../db/schema";
 import type { Env } from "../env";
@@ -6,7 +7,6 @@ import { newId } from "../lib/ids";
 import type { MediaStorage } from "../storage/media-storage";
 import { publishEvent } from "../webhooks/publish";
 import { workspaceObject } from "../workspace/stub";
-import { ACTIVE_STATUSES } from "./dispatch";
 import { type JobRow, jobView } from "./job-view";
 
 export type Finish =
@@ -35,7 +35,7 @@ export async function finishJob(
 ): Promise<Finished> {
   const db = database(env.DB);
   const now = Date.now();
-  const conditions = [eq(jobs.id, jobId), inArray(jobs.status, ACTIVE_STATUSES)];
+  const conditions = [eq(jobs.id, jobId), inArray(jobs.status, statusesLeadingTo(finish.status))];
   if (leaseToken !== undefined) conditions.push(eq(jobs.leaseToken, leaseToken));
   const [moved] = await db
     .update(jobs)

@@ -1,6 +1,6 @@
+import type { JobMessage } from "../../contract/job-message";
+import { BUSY_RETRY_SECONDS } from "../../shared-lib/busy-retry";
 import type { Env } from "../env";
-import { BUSY_RETRY_SECONDS } from "../lib/busy-retry";
-import type { JobMessage } from "./dispatch";
 
 /**
  * The local transport of the jobs queue: offers each job to the GPU worker over HTTP. The worker

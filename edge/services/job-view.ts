@@ -1,5 +1,6 @@
+import type { JobStage, JobStatus } from "../../contract/job-states";
 import type { jobs } from "../db/schema";
-import type { Job, JobStage, JobStatus } from "../schemas/jobs";
+import type { Job } from "../schemas/jobs";
 import type { MediaStorage } from "../storage/media-storage";
 
 export type JobRow = typeof jobs.$inferSelect;

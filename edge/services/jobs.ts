@@ -1,4 +1,5 @@
 import { and, desc, eq, lt, or } from "drizzle-orm";
+import type { JobStatus } from "../../contract/job-states";
 import { creditsForDuration } from "../billing/pricing";
 import { database } from "../db/client";
 import { jobs, uploads } from "../db/schema";
@@ -6,7 +7,7 @@ import { type Env, isLocal } from "../env";
 import { requestFingerprint } from "../lib/canonical-json";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
-import type { Job, JobCreate, JobStatus } from "../schemas/jobs";
+import type { Job, JobCreate } from "../schemas/jobs";
 import type { MediaStorage } from "../storage/media-storage";
 import { type CreateOutcome, replayOrConflict } from "../workspace/idempotency";
 import { workspaceObject } from "../workspace/stub";

@@ -1,26 +1,29 @@
 import { eq } from "drizzle-orm";
+import { isTerminal, RUNNING_STATUSES, statusForStage, type WorkerStage } from "../../contract/job-states";
+import type { ClaimedJob } from "../../contract/worker-api";
+import { edgeConfig } from "../config";
 import { database } from "../db/client";
 import { jobs } from "../db/schema";
 import type { Env } from "../env";
 import { randomToken } from "../lib/ids";
-import type { Job } from "../schemas/jobs";
 import type { MediaStorage } from "../storage/media-storage";
-import { TERMINAL_STATUSES } from "./dispatch";
 import { type JobRow, jobInput } from "./job-view";
-import { statusForStage, type WorkerStage } from "./stages";
 import { findWorkspace } from "./workspaces";
 
 /** A claim holds a job this long (LEASE_SECONDS, default 60); every progress report (a heartbeat) extends it. */
-export function leaseMs(env: Env): number {
-  return Number(env.LEASE_SECONDS ?? 60) * 1000;
+function leaseMs(env: Env): number {
+  return edgeConfig(env).LEASE_SECONDS * 1000;
 }
 /**
  * A running job whose stage and progress have not moved for this long (LEASE_STALL_SECONDS, default
  * 300) stops getting its lease extended: heartbeats alone cannot hold a worker slot for ever.
  */
-export function stallMs(env: Env): number {
-  return Number(env.LEASE_STALL_SECONDS ?? 300) * 1000;
+function stallMs(env: Env): number {
+  return edgeConfig(env).LEASE_STALL_SECONDS * 1000;
 }
+/** The running statuses as an SQL list, for the statements below. */
+const RUNNING_SQL = RUNNING_STATUSES.map((status) => `'${status}'`).join(", ");
+
 /** Runs of one job before it fails for good (first try and two retries). */
 export const MAX_ATTEMPTS = 3;
 
@@ -39,7 +42,7 @@ export async function claimJob(env: Env, jobId: string, workerId: string): Promi
   const db = database(env.DB);
   const [job] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (!job) return { ok: false, reason: "not_found" };
-  if (TERMINAL_STATUSES.includes(job.status)) return { ok: false, reason: "finished" };
+  if (isTerminal(job.status)) return { ok: false, reason: "finished" };
   if (job.status !== "queued") return { ok: false, reason: "leased" };
   const workspace = await findWorkspace(db, job.workspaceId);
   const limit = workspace?.limits.concurrentJobs ?? 1;
@@ -50,14 +53,14 @@ export async function claimJob(env: Env, jobId: string, workerId: string): Promi
        started_at = COALESCE(started_at, ?3), updated_at = ?3
      WHERE id = ?4 AND status = 'queued'
        AND (SELECT count(*) FROM jobs AS running WHERE running.workspace_id = jobs.workspace_id
-            AND running.status IN ('analyzing', 'processing')) < ?5
+            AND running.status IN (${RUNNING_SQL})) < ?5
      RETURNING id`,
   )
     .bind(workerId, now + leaseMs(env), now, jobId, limit, randomToken(32))
     .first<{ id: string }>();
   const [after] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (claimed && after) return { ok: true, row: after };
-  if (!after || TERMINAL_STATUSES.includes(after.status)) return { ok: false, reason: "finished" };
+  if (!after || isTerminal(after.status)) return { ok: false, reason: "finished" };
   return { ok: false, reason: after.status === "queued" ? "workspace_busy" : "leased" };
 }
 
@@ -87,7 +90,7 @@ export async function reportProgress(
        progressed_at = CASE WHEN stage IS NOT ?1 OR ?3 > progress THEN ?4 ELSE progressed_at END,
        lease_expires_at = MIN(?4 + ?5, (CASE WHEN stage IS NOT ?1 OR ?3 > progress THEN ?4 ELSE progressed_at END) + ?6),
        updated_at = ?4
-     WHERE id = ?7 AND lease_token = ?8 AND status IN ('analyzing', 'processing') AND lease_expires_at >= ?4
+     WHERE id = ?7 AND lease_token = ?8 AND status IN (${RUNNING_SQL}) AND lease_expires_at >= ?4
      RETURNING lease_expires_at AS leaseExpiresAt`,
   )
     .bind(stage, statusForStage(stage), progress, now, leaseMs(env), stallMs(env), jobId, leaseToken)
@@ -101,18 +104,6 @@ export async function reportProgress(
   if (!job) return { ok: false, reason: "not_found" };
   if (job.status === "canceled") return { ok: true, canceled: true };
   return { ok: false, reason: "lease_lost" };
-}
-
-export interface ClaimedJob {
-  id: string;
-  workspace_id: string;
-  attempt: number;
-  texts: string[] | null;
-  input: Job["input"];
-  source: { type: "upload" | "url"; url: string };
-  /** Presented on every later call about the job (progress, result upload, complete). */
-  lease_token: string;
-  lease_expires_at: string;
 }
 
 /** Everything a worker needs to run a claimed job; an upload is handed over as a presigned GET. */

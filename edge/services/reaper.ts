@@ -1,9 +1,10 @@
 import { and, eq, gt, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { RUNNING_STATUSES, TERMINAL_STATUSES } from "../../contract/job-states";
 import { database } from "../db/client";
 import { events, jobs } from "../db/schema";
 import type { Env } from "../env";
 import type { MediaStorage } from "../storage/media-storage";
-import { dispatchJob, RUNNING_STATUSES, TERMINAL_STATUSES } from "./dispatch";
+import { dispatchJob } from "./dispatch";
 import { closeCredits, finishJob, recordTerminalEvent } from "./job-lifecycle";
 import { MAX_ATTEMPTS } from "./leases";
 

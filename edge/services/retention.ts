@@ -1,11 +1,11 @@
 import { and, eq, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { TERMINAL_STATUSES } from "../../contract/job-states";
 import { NO_PLAN_LIMITS, PLAN_IN_FORCE_STATUSES } from "../billing/plans";
 import { database } from "../db/client";
 import { jobs, plans, uploads, workspaces } from "../db/schema";
 import type { Env } from "../env";
 import type { MediaStorage } from "../storage/media-storage";
-import { TERMINAL_STATUSES } from "./dispatch";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** D1 binds at most 100 parameters a query: the ids of one batch must fit. */

@@ -1,7 +1,7 @@
+import { limitBreach } from "../../contract/video-limits";
+import { safeFetch, UrlNotAllowedError } from "../../shared-lib/url-policy";
 import { ApiError } from "../lib/errors";
-import { safeFetch, UrlNotAllowedError } from "../lib/url-policy";
 import { ProbeError, probeMp4, type RangeReader, type VideoInfo } from "../media/mp4-probe";
-import { limitBreach } from "../media/video-limits";
 import { MAX_FILE_BYTES } from "../schemas/uploads";
 import type { MediaStorage } from "../storage/media-storage";
 

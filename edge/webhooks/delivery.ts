@@ -1,9 +1,10 @@
 import { eq, sql } from "drizzle-orm";
+import { safeFetch, UrlNotAllowedError } from "../../shared-lib/url-policy";
+import { edgeConfig } from "../config";
 import { database } from "../db/client";
 import { events, jobs, webhookAttempts, workspaces } from "../db/schema";
 import { type Env, isLocal } from "../env";
 import { newId } from "../lib/ids";
-import { safeFetch, UrlNotAllowedError } from "../lib/url-policy";
 import { jobView } from "../services/job-view";
 import { findWorkspace } from "../services/workspaces";
 import { mediaStorage } from "../storage/media-storage";
@@ -29,7 +30,6 @@ export interface WebhookMessage {
 }
 
 export const EVENT_ID_HEADER = "Service-Event-Id";
-const DEFAULT_TIMEOUT_MS = 15_000;
 
 /**
  * Puts an attempt on the webhooks queue, at most 12 hours ahead (the rest is chained on arrival),
@@ -91,7 +91,7 @@ async function post(
         method: "POST",
         headers,
         body,
-        signal: AbortSignal.timeout(Number(env.WEBHOOK_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS)),
+        signal: AbortSignal.timeout(edgeConfig(env).WEBHOOK_TIMEOUT_MS),
       },
       { local: isLocal(env), maxRedirects: 0 },
     );

@@ -1,17 +1,16 @@
 import { eq } from "drizzle-orm";
+import { checkUrl, UrlNotAllowedError } from "../../shared-lib/url-policy";
 import type { Database } from "../db/client";
 import { workspaces } from "../db/schema";
 import { type Env, isLocal } from "../env";
 import { generateSigningSecret } from "../lib/api-keys";
 import { ApiError } from "../lib/errors";
 import { open, seal } from "../lib/secret-box";
-import { checkUrl, UrlNotAllowedError } from "../lib/url-policy";
 
 type WorkspaceRow = typeof workspaces.$inferSelect;
 
 /** How long the old secret keeps signing after a rotation, unless the caller says otherwise. */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 60 * 60;
-export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
 
 /** Why the service switched an endpoint off: it answered 410 Gone, or failed for three days. */
 export type DisabledReason = "gone" | "failing";

@@ -4,8 +4,6 @@ export interface Balances {
   pack: number;
 }
 
-export type ReservationState = "reserved" | "settled" | "refunded";
-
 /**
  * The billing period credits are reserved in, named by the end of the period before it (0 until the
  * first renewal): `renewed_period_end` moves on at every renewal.
@@ -87,11 +85,4 @@ export function closeReservation(sql: SqlStorage, jobId: string, outcome: "settl
     addCredits(sql, planBack, closed.pack_part, "job_refunded");
   }
   return true;
-}
-
-export function reservationState(sql: SqlStorage, jobId: string): ReservationState | null {
-  const rows = sql
-    .exec<{ state: ReservationState }>("SELECT state FROM reservations WHERE job_id = ?", jobId)
-    .toArray();
-  return rows[0]?.state ?? null;
 }

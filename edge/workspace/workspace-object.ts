@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq, inArray, isNull, sql as sqlTag } from "drizzle-orm";
+import { ACTIVE_STATUSES } from "../../contract/job-states";
 import { database } from "../db/client";
 import { jobs, uploads } from "../db/schema";
 import type { Env } from "../env";
-import { ACTIVE_STATUSES, dispatchJob } from "../services/dispatch";
+import { dispatchJob } from "../services/dispatch";
 import { addCredits, type Balances, closeReservation, readBalances, record, reserve } from "./credits";
 import {
   type CreateOutcome,
@@ -15,7 +16,7 @@ import {
   type StoredAnswer,
 } from "./idempotency";
 import { decide, type RateDecision, WINDOW_MS, windowStart } from "./rate-limit";
-import { upgradeWorkspaceSchema, WORKSPACE_SCHEMA } from "./schema";
+import { migrateWorkspace } from "./schema";
 
 export type { Balances } from "./credits";
 export { type CreateOutcome, IDEMPOTENCY_TTL_MS, type IdempotencyRequest } from "./idempotency";
@@ -41,8 +42,7 @@ export class WorkspaceObject extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => {
-      this.sql.exec(WORKSPACE_SCHEMA);
-      upgradeWorkspaceSchema(this.sql);
+      migrateWorkspace(ctx.storage);
     });
   }
 

@@ -128,20 +128,19 @@ export async function cleanVideo(
     const first = frames.next();
     first.catch(() => undefined); // surfaces when the pass awaits it
     try {
-      // With the customer's texts there is no automatic reading: the pass only locates those lines.
-      const locating = options.texts ? "masking" : "reading_text";
+      // The reading pass reads the text on screen with or without the customer's texts (they only
+      // choose which of the lines read are erased), so both report it as reading_text.
       const analysis = await analyseVideo(input, probe, {
         ocr,
         texts: options.texts ?? null,
         ...(signal ? { signal } : {}),
-        onProgress: (fraction) => report(locating, fraction),
+        onProgress: (fraction) => report("reading_text", fraction),
       });
       assertComplete(probe, analysis.lastPtsSeconds);
       const tracks = analysis.tracks.filter((t) => t.erase);
-      report("masking", 1);
+      // Masks, fills and the check for leftover text all happen frame by frame in this one pass.
       const pass = { probe, tracks, ocr, pools, report };
       const residualLines = await cleaningPass({ first, rest: frames }, encoder, pass);
-      report("verifying", 1);
       report("assembling", 0);
       await timed("encode", () => encoder.finish());
       report("assembling", 1);

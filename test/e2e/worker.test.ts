@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_STAGES, JOB_STATUSES } from "../../edge/schemas/jobs";
+import { JOB_STAGES, JOB_STATUSES } from "../../contract/job-states";
 import { createOcrEngine } from "../../gpu-worker/engine/ocr/ocr";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeCaptionedClip } from "../fixtures/media";
@@ -195,6 +195,34 @@ describe("the GPU worker runs jobs end to end on npm start", () => {
   it("a video_url job succeeds", async () => {
     const job = await call<Job>("POST", "/v1/jobs", { video_url: `${files.url}/files/ad.mp4` });
     expect((await follow(job.id, finished)).status).toBe("succeeded");
+  });
+
+  it("a job's stages follow the work in the README's order, the same with texts as without", async () => {
+    const every = await call<Job>("POST", "/v1/jobs", { video_url: `${files.url}/files/ad.mp4` });
+    const named = await call<Job>("POST", "/v1/jobs", {
+      video_url: `${files.url}/files/ad.mp4`,
+      texts: ["Shop now"],
+    });
+    expect((await follow(every.id, finished)).status).toBe("succeeded");
+    expect((await follow(named.id, finished)).status).toBe("succeeded");
+    // The worker's log line for every stage it entered (README, "Stages"), in order.
+    const stagesOf = (id: string) =>
+      stack
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{") && line.includes(`"job_id":"${id}"`))
+        .map((line) => JSON.parse(line) as { event: string; stage?: string })
+        .filter((entry) => entry.event === "stage")
+        .map((entry) => entry.stage);
+    const order = ["downloading", "reading_text", "cleaning", "assembling", "finalizing"];
+    expect(stagesOf(every.id)).toEqual(order);
+    expect(stagesOf(named.id)).toEqual(order);
+    // The stage-seconds metric counts the same stages, and only those.
+    const metrics = await (await fetch(`http://127.0.0.1:${stack.workerPort}/metrics`)).text();
+    const counted = [...metrics.matchAll(/adclean_worker_stage_seconds_count\{stage="(\w+)"\}/g)].map(
+      (m) => m[1],
+    );
+    expect(counted.sort()).toEqual([...order].sort());
   });
 
   it("three jobs at once with one slot all finish, one after the other in order", async () => {

@@ -1,7 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sessionCookieOptions } from "../../edge/dashboard/routes/session";
-import type { Env } from "../../edge/env";
 import { sha256Hex } from "../../edge/lib/crypto";
 import { type Browser, dash, ownerWorkspace, PASSWORD, sessionCookie, signIn } from "./dashboard-helpers";
 import {
@@ -44,7 +43,7 @@ describe("dashboard sign-in", () => {
     expect(cookie).toContain("Path=/");
     expect(cookie).toContain("Max-Age=43200");
     expect(cookie).not.toContain("Secure"); // local mode: plain http on 127.0.0.1
-    expect(sessionCookieOptions({ ENVIRONMENT: "production" } as Env).secure).toBe(true);
+    expect(sessionCookieOptions({ ...env, ENVIRONMENT: "production" }).secure).toBe(true);
     const body = await response.json<Record<string, unknown>>();
     expect(body).toMatchObject({ email, csrf_token: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // Only the token's SHA-256 is stored.

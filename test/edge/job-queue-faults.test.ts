@@ -1,7 +1,8 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { JobMessage } from "../../contract/job-message";
 import worker from "../../edge/index";
-import { dispatchJob, type JobMessage } from "../../edge/services/dispatch";
+import { dispatchJob } from "../../edge/services/dispatch";
 import { JobIntake } from "../../gpu-worker/intake";
 import {
   admin,

@@ -161,6 +161,19 @@ describe("POST /v1/jobs validation", () => {
   });
 });
 
+describe("POST /v1/jobs with texts: []", () => {
+  it("is refused, charging nothing: an empty list would be a charged job that erases nothing", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const error = await expectError(
+      await postJson("/v1/jobs", api_key, { video_url: fixtureUrl("clip.mp4"), texts: [] }),
+      400,
+      "invalid_parameter",
+    );
+    expect(error.error).toMatchObject({ param: "texts", message: expect.stringContaining("leave it out") });
+    expect((await balance(api_key)).total).toBe(1000);
+  });
+});
+
 describe("POST /v1/jobs from a video_url", () => {
   it.each(["clip.mp4", "faststart.mp4", "clip.mov"])("reads %s with range requests", async (name) => {
     const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });

@@ -2,6 +2,8 @@
 // document is generated from the same zod schemas, and this shows the answers really keep to it.
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../edge/app";
+import { OPENAPI_CONFIG } from "../../edge/routes/openapi";
 import { api, createWorkspace, fixtureUrl, postJson, uploadFixture } from "./helpers";
 
 interface OpenApiDocument {
@@ -69,5 +71,29 @@ describe("live /v1 answers match the served OpenAPI document", () => {
       await api(`/v1/jobs/${job.id}/cancel`, { method: "POST", key: api_key }),
     );
     await check("GET", "/v1/account", await api("/v1/account", { key: "sk_live_wrong" }));
+  });
+});
+
+describe("the served /v1/openapi.json", () => {
+  it("is the document the tests and `npm run client:types` generate from, and declares both key schemes", async () => {
+    const served = await (await api("/v1/openapi.json")).json<Record<string, unknown>>();
+    expect(served).toEqual(JSON.parse(JSON.stringify(createApp().getOpenAPI31Document(OPENAPI_CONFIG))));
+    expect(served.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    const schemes = (served.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
+    expect(schemes).toMatchObject({
+      bearerAuth: { type: "http", scheme: "bearer" },
+      apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
+    });
+  });
+
+  it("describes every job-creation field", async () => {
+    const served = await (await api("/v1/openapi.json")).json<{
+      components: { schemas: { JobCreate: { properties: Record<string, { description?: string }> } } };
+    }>();
+    const fields = served.components.schemas.JobCreate.properties;
+    expect(Object.keys(fields).sort()).toEqual(["filename", "metadata", "texts", "upload_id", "video_url"]);
+    for (const [name, field] of Object.entries(fields)) {
+      expect(field.description, name).toMatch(/\w{3,}/);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { reserve } from "../../edge/workspace/credits";
+import { migrateWorkspace, WORKSPACE_MIGRATIONS } from "../../edge/workspace/schema";
 import { IDEMPOTENCY_TTL_MS, type WorkspaceObject } from "../../edge/workspace/workspace-object";
 
 function freshObject() {
@@ -90,5 +91,62 @@ describe("workspace Durable Object", () => {
     expect(await reserveFor("job_after", 30)).toBe(true);
     expect(await stub.refundJob("job_after")).toBe(true);
     expect(await stub.balances()).toEqual({ plan: 100, pack: 10 });
+  });
+});
+
+describe("workspace Durable Object storage migrations", () => {
+  it("are numbered 1, 2, … in the order they are applied", () => {
+    expect(WORKSPACE_MIGRATIONS.map((migration) => migration.version)).toEqual(
+      WORKSPACE_MIGRATIONS.map((_, index) => index + 1),
+    );
+  });
+
+  it("a new object is at the last version and takes reservations with their period", async () => {
+    const stub = freshObject();
+    const version = await runInDurableObject(stub, (_instance, state) => {
+      const columns = state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM pragma_table_info('reservations')")
+        .toArray()
+        .map((column) => column.name);
+      expect(columns).toContain("period");
+      return state.storage.sql.exec<{ version: number }>("SELECT version FROM schema_version").one().version;
+    });
+    expect(version).toBe(WORKSPACE_MIGRATIONS.length);
+  });
+
+  it("an object made before the migrations were numbered is brought up in order, each step once", async () => {
+    const stub = freshObject();
+    const applied = await runInDurableObject(stub, (_instance, state) => {
+      const { sql } = state.storage;
+      // As such an object was stored: version 1's tables, a reservation without a period, no version.
+      sql.exec("DROP TABLE schema_version");
+      sql.exec("DROP TABLE reservations");
+      sql.exec(`CREATE TABLE reservations (job_id TEXT PRIMARY KEY, plan_part INTEGER NOT NULL,
+        pack_part INTEGER NOT NULL, state TEXT NOT NULL, created_at INTEGER NOT NULL, closed_at INTEGER)`);
+      sql.exec("UPDATE balances SET renewed_period_end = 1234");
+      sql.exec("INSERT INTO reservations VALUES ('job_old', 5, 0, 'reserved', 1, NULL)");
+      const order: number[] = [];
+      const third = {
+        version: WORKSPACE_MIGRATIONS.length + 1,
+        change: "a later change",
+        apply: () => undefined,
+      };
+      const traced = [...WORKSPACE_MIGRATIONS, third].map((migration) => ({
+        ...migration,
+        apply: (db: SqlStorage) => {
+          order.push(migration.version);
+          migration.apply(db);
+        },
+      }));
+      const reached = migrateWorkspace(state.storage, traced);
+      const again = migrateWorkspace(state.storage, traced);
+      const period = sql.exec<{ period: number }>("SELECT period FROM reservations").one().period;
+      return { order, reached, again, period };
+    });
+    // Every step in order, and none again on the second run.
+    expect(applied.order).toEqual(Array.from({ length: WORKSPACE_MIGRATIONS.length + 1 }, (_, i) => i + 1));
+    expect(applied.reached).toBe(WORKSPACE_MIGRATIONS.length + 1);
+    expect(applied.again).toBe(WORKSPACE_MIGRATIONS.length + 1);
+    expect(applied.period).toBe(1234);
   });
 });

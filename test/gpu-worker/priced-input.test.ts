@@ -5,9 +5,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ClaimedJob } from "../../contract/worker-api";
 import { admitPriced } from "../../gpu-worker/admission";
 import { loadConfig } from "../../gpu-worker/config";
-import { type ClaimedJob, EdgeClient } from "../../gpu-worker/edge-client";
+import { EdgeClient } from "../../gpu-worker/edge-client";
 import { cleanVideo } from "../../gpu-worker/engine/clean";
 import { WorkerMetrics } from "../../gpu-worker/metrics";
 import { runJob } from "../../gpu-worker/runner";
@@ -35,7 +36,9 @@ beforeAll(async () => {
   // The edge's internal API: progress goes on, completions are recorded.
   edge = await startFakeEdge((url, body, response) => {
     if (url.endsWith("/complete")) completions.push(JSON.parse(body));
-    response.end(JSON.stringify({ canceled: false, status: "failed" }));
+    response.end(
+      JSON.stringify({ canceled: false, lease_expires_at: new Date().toISOString(), status: "failed" }),
+    );
   });
 });
 

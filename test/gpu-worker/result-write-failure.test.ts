@@ -6,8 +6,9 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ClaimedJob } from "../../contract/worker-api";
 import { loadConfig } from "../../gpu-worker/config";
-import { type ClaimedJob, EdgeClient } from "../../gpu-worker/edge-client";
+import { EdgeClient } from "../../gpu-worker/edge-client";
 import { WorkerMetrics } from "../../gpu-worker/metrics";
 import { runJob } from "../../gpu-worker/runner";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
@@ -36,7 +37,7 @@ beforeAll(async () => {
       storagePuts.push(body.length);
       response.writeHead(500).end("InternalError: We encountered an internal error. Please try again.");
     } else if (url.endsWith("/progress")) {
-      response.end(JSON.stringify({ canceled: false }));
+      response.end(JSON.stringify({ canceled: false, lease_expires_at: new Date().toISOString() }));
     } else if (url.endsWith("/result-target")) {
       response.end(
         JSON.stringify({ url: `${edge.url}/storage/result`, headers: { "Content-Type": "video/mp4" } }),

@@ -7,9 +7,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ClaimedJob } from "../../contract/worker-api";
 import { type DownloadLimits, loadConfig } from "../../gpu-worker/config";
 import { DownloadError, downloadSource } from "../../gpu-worker/download";
-import { type ClaimedJob, EdgeClient } from "../../gpu-worker/edge-client";
+import { EdgeClient } from "../../gpu-worker/edge-client";
 import { WorkerMetrics } from "../../gpu-worker/metrics";
 import { runJob } from "../../gpu-worker/runner";
 
@@ -66,7 +67,9 @@ beforeAll(async () => {
     request.on("end", () => {
       if (request.url?.endsWith("/complete")) completions.push(JSON.parse(body));
       response.writeHead(200, { "Content-Type": "application/json" });
-      response.end(JSON.stringify({ canceled: false, status: "failed" }));
+      response.end(
+        JSON.stringify({ canceled: false, lease_expires_at: new Date().toISOString(), status: "failed" }),
+      );
     });
   });
   await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));

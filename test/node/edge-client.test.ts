@@ -3,10 +3,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ContractViolationError } from "../../contract/violation";
 import { loadConfig, type WorkerConfig } from "../../gpu-worker/config";
 import { EdgeClient, EdgeRefusedError, LeaseLostError } from "../../gpu-worker/edge-client";
 import { JobIntake } from "../../gpu-worker/intake";
 import { WorkerMetrics } from "../../gpu-worker/metrics";
+import { jobMessageOf } from "../../gpu-worker/queues-pull-api";
 import { createWorkerServer } from "../../gpu-worker/server";
 
 const WORKER_SECRET = "worker-secret";
@@ -34,9 +36,12 @@ const claimed = (jobId: string, token: string) => ({
   workspace_id: "ws_1",
   attempt: 1,
   texts: null,
+  input: { filename: "ad.mp4", duration_seconds: 12, width: 1080, height: 1920, size_bytes: 1000 },
+  source: { type: "upload", url: "http://127.0.0.1:1/storage/ad.mp4" },
   lease_token: token,
   lease_expires_at: new Date().toISOString(),
 });
+const stillYours = () => ({ canceled: false, lease_expires_at: new Date().toISOString() });
 
 describe("the worker's edge client", () => {
   let edge: Server;
@@ -73,7 +78,7 @@ describe("the worker's edge client", () => {
 
   it("presents the claim's lease token on every later call about the job, and forgets it after the run", async () => {
     answers.set("/jobs/job_1/claim", [200, claimed("job_1", "token-of-this-claim")]);
-    answers.set("/jobs/job_1/progress", [200, { canceled: false }]);
+    answers.set("/jobs/job_1/progress", [200, stillYours()]);
     answers.set("/jobs/job_1/complete", [200, { status: "succeeded" }]);
     expect(await client.claim("job_1")).toMatchObject({ claimed: { id: "job_1" } });
     await client.progress("job_1", "cleaning", 0.5);
@@ -122,6 +127,63 @@ describe("the worker's edge client", () => {
     expect(text).toContain('adclean_worker_edge_refusals_total{status="400"} 1');
   });
 
+  it("refuses a claim answer that breaks the contract, naming the field, and runs nothing", async () => {
+    answers.set("/jobs/job_1/claim", [200, { ...claimed("job_1", "t"), texts: "Shop now" }]);
+    answers.set("/jobs/job_2/claim", [200, { ...claimed("job_2", "t"), source: { type: "ftp", url: "x" } }]);
+    const run: string[] = [];
+    const intake = new JobIntake(1, client, async (job) => run.push(job.id));
+    await expect(intake.offer("job_1")).rejects.toThrow(
+      /the claim's answer breaks the edge-worker contract: texts/,
+    );
+    await expect(client.claim("job_2")).rejects.toThrow(/source\.type/);
+    await expect(client.claim("job_2")).rejects.toBeInstanceOf(ContractViolationError);
+    expect(run).toEqual([]);
+    expect(intake.busy).toBe(0);
+  });
+
+  it("refuses a progress answer that breaks the contract instead of reading it as 'not canceled'", async () => {
+    answers.set("/jobs/job_1/claim", [200, claimed("job_1", "t")]);
+    answers.set("/jobs/job_1/progress", [200, { cancelled: true }]);
+    await client.claim("job_1");
+    await expect(client.progress("job_1", "cleaning", 0.5)).rejects.toThrow(
+      /the progress answer breaks the edge-worker contract: canceled/,
+    );
+  });
+
+  it("push transport: a job message that breaks the contract is answered 400 naming the field, and nothing is claimed", async () => {
+    const intake = new JobIntake(1, client, async () => undefined);
+    const server = createWorkerServer({ config, intake, metrics });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const offer = (body: string) =>
+        fetch(`http://127.0.0.1:${port}/jobs`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${WORKER_SECRET}`, "Content-Type": "application/json" },
+          body,
+        });
+      const noWorkspace = await offer(JSON.stringify({ job_id: "job_1" }));
+      expect(noWorkspace.status).toBe(400);
+      expect(((await noWorkspace.json()) as { error: string }).error).toMatch(
+        /the job message breaks the edge-worker contract: workspace_id/,
+      );
+      const numericId = await offer(JSON.stringify({ job_id: 7, workspace_id: "ws_1" }));
+      expect(((await numericId.json()) as { error: string }).error).toMatch(/job_id/);
+      expect((await offer("not json")).status).toBe(400);
+      expect(received).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("pull transport: a pulled message that is no job message is not offered", () => {
+    expect(jobMessageOf(JSON.stringify({ job_id: "job_1", workspace_id: "ws_1" }))).toMatchObject({
+      job_id: "job_1",
+    });
+    expect(jobMessageOf(JSON.stringify({ job_id: "job_1" }))).toBeNull();
+    expect(jobMessageOf(JSON.stringify({ job: "job_1", workspace_id: "ws_1" }))).toBeNull();
+  });
+
   it("push transport: a claim the edge refuses is answered 502 (a counted retry), not 503 (busy)", async () => {
     answers.set("/jobs/job_1/claim", [401, { error: { code: "invalid_api_key" } }]);
     const intake = new JobIntake(1, client, async () => undefined);
@@ -132,7 +194,7 @@ describe("the worker's edge client", () => {
       const offered = await fetch(`http://127.0.0.1:${port}/jobs`, {
         method: "POST",
         headers: { Authorization: `Bearer ${WORKER_SECRET}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ job_id: "job_1" }),
+        body: JSON.stringify({ job_id: "job_1", workspace_id: "ws_1" }),
       });
       expect(offered.status).toBe(502);
       expect(intake.busy).toBe(0);

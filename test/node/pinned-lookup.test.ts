@@ -7,9 +7,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { safeFetch, UrlNotAllowedError } from "../../edge/lib/url-policy";
 import { DownloadError, downloadSource } from "../../gpu-worker/download";
 import { type Resolver, sourceUrlPolicy } from "../../gpu-worker/pinned-fetch";
+import { safeFetch, UrlNotAllowedError } from "../../shared-lib/url-policy";
 
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-pinned-"));
 let server: Server;

@@ -1,8 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ClaimedJob } from "../../contract/worker-api";
 import { loadConfig, type WorkerConfig } from "../../gpu-worker/config";
-import { type ClaimedJob, EdgeClient } from "../../gpu-worker/edge-client";
+import { EdgeClient } from "../../gpu-worker/edge-client";
 import { JobIntake } from "../../gpu-worker/intake";
 import { PullJobSource } from "../../gpu-worker/pull-source";
 import { jobMessageOf, QueuesPullApi } from "../../gpu-worker/queues-pull-api";
@@ -40,6 +41,15 @@ function fakeEdge(answers: Map<string, string>, claims: string[]): Server {
               workspace_id: "ws_1",
               attempt: 1,
               texts: null,
+              input: {
+                filename: "ad.mp4",
+                duration_seconds: 12,
+                width: 1080,
+                height: 1920,
+                size_bytes: 1000,
+              },
+              source: { type: "upload", url: "http://127.0.0.1:1/storage/ad.mp4" },
+              lease_token: `token-${jobId}`,
               lease_expires_at: new Date().toISOString(),
             }
           : { error: { code: "job_not_claimable", reason } },
@@ -334,7 +344,7 @@ describe("jobMessageOf", () => {
     const json = JSON.stringify({ job_id: "job_1", workspace_id: "ws_1" });
     expect(jobMessageOf(json)?.job_id).toBe("job_1");
     expect(jobMessageOf(Buffer.from(json).toString("base64"))?.job_id).toBe("job_1");
-    expect(jobMessageOf({ job_id: "job_2" })?.job_id).toBe("job_2");
+    expect(jobMessageOf({ job_id: "job_2", workspace_id: "ws_1" })?.job_id).toBe("job_2");
     expect(jobMessageOf("not json")).toBeNull();
     expect(jobMessageOf(JSON.stringify({ job_id: 7 }))).toBeNull();
   });

@@ -10,7 +10,7 @@ import {
   safeFetch,
   UrlNotAllowedError,
   type UrlPolicy,
-} from "../../edge/lib/url-policy";
+} from "../../shared-lib/url-policy";
 
 const LOCAL: UrlPolicy = { local: true };
 const PUBLIC_ADDRESS = "93.184.215.14";

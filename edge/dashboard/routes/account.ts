@@ -9,7 +9,7 @@ import type { DashboardBindings } from "../context";
 import { periodUsage } from "../usage";
 
 /** The Usage page: the same account view as GET /v1/account plus this period's jobs; and estimates. */
-export const accountRoutes = new Hono<DashboardBindings>()
+export const dashboardAccountRoutes = new Hono<DashboardBindings>()
   .get("/account", async (c) => {
     const { workspace } = c.var.dashboard;
     const balances = await workspaceObject(c.env, workspace.id).balances();

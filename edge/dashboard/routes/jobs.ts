@@ -14,7 +14,7 @@ import { originalUrl } from "../original";
  * The Clean and Jobs pages, through the same services as POST /v1/uploads and /v1/jobs (source
  * "web"). No plan gate: the dashboard is how plans without API access clean videos.
  */
-export const jobRoutes = new Hono<DashboardBindings>()
+export const dashboardJobRoutes = new Hono<DashboardBindings>()
   .post("/uploads", async (c) => {
     const answer = await createUpload(c.env, storageOf(c), {
       workspace: c.var.dashboard.workspace,

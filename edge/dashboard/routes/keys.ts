@@ -6,7 +6,7 @@ import { createKey, listKeys, revokeKey } from "../../services/provisioning";
 import type { DashboardBindings } from "../context";
 
 /** The API keys page: the admin API's key services, on the signed-in workspace only. */
-export const keyRoutes = new Hono<DashboardBindings>()
+export const dashboardKeyRoutes = new Hono<DashboardBindings>()
   .get("/keys", async (c) =>
     c.json({ object: "list", data: await listKeys(database(c.env.DB), c.var.dashboard.workspace.id) }),
   )

@@ -40,7 +40,7 @@ async function signIn(c: DashboardRequest, owner: Owner) {
   return c.json(await sessionAnswer(c, owner, token, expiresAt), 201);
 }
 
-export const sessionRoutes = new Hono<DashboardBindings>()
+export const dashboardSessionRoutes = new Hono<DashboardBindings>()
   .post("/session", signInThrottle, async (c) => {
     const body = await parseJsonBody(c, SignIn);
     const owner = await authenticate(database(c.env.DB), body.email, body.password);

@@ -21,7 +21,7 @@ const webhookPlan = createMiddleware<DashboardBindings>(async (c, next) => {
   await next();
 });
 
-export const webhookRoutes = new Hono<DashboardBindings>()
+export const dashboardWebhookRoutes = new Hono<DashboardBindings>()
   .use("/webhook", webhookPlan)
   .use("/webhook/*", webhookPlan)
   .get("/webhook", async (c) => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { JOB_STATUSES, type Job, JobCreateSchema } from "../../schemas/jobs";
+import { JOB_STATUSES } from "../../../contract/job-states";
+import { type Job, JobCreateSchema } from "../../schemas/jobs";
 import { cancelJob } from "../../services/cancel";
 import { jobView } from "../../services/job-view";
 import { createJob, findJob, listJobs } from "../../services/jobs";
@@ -9,8 +10,6 @@ import { jobSummary } from "./job-summary";
 
 export const jobId = z.string().min(1).max(100).describe("Id of the job, job_…");
 
-const fields = JobCreateSchema.shape;
-
 export const createJobTool = defineTool({
   name: "create_job",
   endpoint: "POST /v1/jobs",
@@ -18,22 +17,8 @@ export const createJobTool = defineTool({
     "Start cleaning a video: removes captions, hooks and text overlays and produces a clean MP4. Give exactly one of " +
     "video_url (a public URL of the file) or upload_id (from create_upload, after the PUT). The video's credits are " +
     "reserved at once and returned if the job fails or is canceled. Returns the job, queued; follow it with wait_for_job.",
-  input: JobCreateSchema.safeExtend({
-    upload_id: fields.upload_id.describe("Id of an upload (up_…) whose file was sent with PUT"),
-    video_url: fields.video_url.describe(
-      "Public http(s) URL of an MP4 or MOV file (up to 2 GB and 15 minutes) on a server that answers range requests",
-    ),
-    filename: fields.filename.describe(
-      "Name for the input and the result file; default: the file's own name",
-    ),
-    texts: fields.texts.describe(
-      "The exact on-screen texts to erase (up to 500); when given, the automatic text reading is skipped",
-    ),
-    metadata: fields.metadata.describe(
-      "Your own string key/value pairs (up to 20, values up to 500 characters), echoed back on the job",
-    ),
-    idempotency_key: idempotencyKey,
-  }),
+  // The fields and their descriptions are the API's (edge/schemas/jobs.ts).
+  input: JobCreateSchema.safeExtend({ idempotency_key: idempotencyKey }),
   async run({ idempotency_key, ...body }, call) {
     const answer = await createJob(call.env, call.storage, {
       workspace: call.workspace,

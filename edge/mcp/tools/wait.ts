@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { isTerminal } from "../../../contract/job-states";
 import type { Job } from "../../schemas/jobs";
-import { TERMINAL_STATUSES } from "../../services/dispatch";
 import { jobView } from "../../services/job-view";
 import { findJob } from "../../services/jobs";
 import { defineTool, type ToolCall } from "../tool";
@@ -22,7 +22,7 @@ async function pollUntilFinished(call: ToolCall, id: string, timeoutSeconds: num
   let reported = -1;
   for (;;) {
     const job = await jobView(await findJob(call.env, call.workspace.id, id), call.storage);
-    if (TERMINAL_STATUSES.includes(job.status)) return job;
+    if (isTerminal(job.status)) return job;
     if (job.progress > reported) {
       reported = job.progress;
       await call.reportProgress(job.progress, `${job.status}: ${job.stage}`);
@@ -51,9 +51,7 @@ export const waitForJobTool = defineTool({
   }),
   async run({ job_id, timeout_seconds }, call) {
     const job = await pollUntilFinished(call, job_id, timeout_seconds);
-    const stillRunning = TERMINAL_STATUSES.includes(job.status)
-      ? ""
-      : ` Still not finished after ${timeout_seconds} s.`;
+    const stillRunning = isTerminal(job.status) ? "" : ` Still not finished after ${timeout_seconds} s.`;
     return { summary: `${jobSummary(job)}${stillRunning}`, value: job };
   },
 });
