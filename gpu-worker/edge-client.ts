@@ -1,3 +1,5 @@
+import type { Region } from "../edge/schemas/regions";
+import type { CleanReport } from "../edge/schemas/report";
 import type { WorkerConfig } from "./config";
 import type { WorkerMetrics } from "./metrics";
 
@@ -7,6 +9,8 @@ export interface ClaimedJob {
   workspace_id: string;
   attempt: number;
   texts: string[] | null;
+  /** Areas to erase whole, without reading (absent from an edge that predates them). */
+  regions?: Region[];
   input: {
     filename: string;
     duration_seconds: number;
@@ -185,8 +189,18 @@ export class EdgeClient {
     await this.accepted(jobId, "result-abort", { upload_id: uploadId });
   }
 
-  async succeed(jobId: string, resultSizeBytes: number): Promise<void> {
-    await this.accepted(jobId, "complete", { outcome: "succeeded", result_size_bytes: resultSizeBytes });
+  /** Where the before/after picture goes: one presigned PUT of exactly `sizeBytes`. */
+  async pictureTarget(jobId: string, sizeBytes: number): Promise<UploadTarget> {
+    const response = await this.accepted(jobId, "picture-target", { size_bytes: sizeBytes });
+    return (await response.json()) as UploadTarget;
+  }
+
+  async succeed(jobId: string, resultSizeBytes: number, report?: CleanReport): Promise<void> {
+    await this.accepted(jobId, "complete", {
+      outcome: "succeeded",
+      result_size_bytes: resultSizeBytes,
+      ...(report ? { report } : {}),
+    });
   }
 
   async fail(jobId: string, code: string, message: string): Promise<void> {

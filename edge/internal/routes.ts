@@ -7,6 +7,7 @@ import type { AppBindings } from "../env";
 import { constantTimeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { parseJsonBody } from "../lib/validation";
+import { CleanReportSchema } from "../schemas/report";
 import { MAX_FILE_BYTES } from "../schemas/uploads";
 import { type Finish, finishJob } from "../services/job-lifecycle";
 import type { JobRow } from "../services/job-view";
@@ -30,6 +31,8 @@ const CompleteBody = z.discriminatedUnion("outcome", [
     lease_token: leaseToken,
     outcome: z.literal("succeeded"),
     result_size_bytes: z.number().int().min(1),
+    /** What the engine did; a worker from before reports sends none. */
+    report: CleanReportSchema.optional(),
   }),
   z.object({
     worker_id: workerId,
@@ -54,6 +57,15 @@ const ResultCompleteBody = z.object({
 /** Where a job's cleaned MP4 is stored. */
 export const resultKey = (row: Pick<JobRow, "workspaceId" | "id">) =>
   `results/${row.workspaceId}/${row.id}.mp4`;
+
+/**
+ * Where a job's before/after picture is stored (a JPEG, at most MAX_PICTURE_BYTES); per attempt,
+ * since a stored object is never written twice and a retried job makes its own.
+ */
+export const pictureKey = (row: Pick<JobRow, "workspaceId" | "id" | "attempts">) =>
+  `results/${row.workspaceId}/${row.id}-${row.attempts}-before-after.jpg`;
+const MAX_PICTURE_BYTES = 1024 * 1024;
+const PICTURE_TARGET_TTL_MS = 15 * 60 * 1000;
 
 /** A refusal the worker acts on (drop the message, retry it later, stop working): 409 with a reason. */
 function refusal(reason: string) {
@@ -123,6 +135,26 @@ export const internalRoutes = new Hono<AppBindings>()
     const storage = mediaStorage(c.env, new URL(c.req.url).origin);
     return c.json(await resultTarget(c.env, storage, resultKey(row), body.size_bytes));
   })
+  .post("/jobs/:id/picture-target", async (c) => {
+    const body = await parseJsonBody(
+      c,
+      z.object({
+        worker_id: workerId,
+        lease_token: leaseToken,
+        size_bytes: z.number().int().min(1).max(MAX_PICTURE_BYTES),
+      }),
+    );
+    const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
+    if (!row) return refusal("lease_lost");
+    const storage = mediaStorage(c.env, new URL(c.req.url).origin);
+    const slot = {
+      key: pictureKey(row),
+      contentType: "image/jpeg",
+      sizeBytes: body.size_bytes,
+      expiresAt: Date.now() + PICTURE_TARGET_TTL_MS,
+    };
+    return c.json(await storage.uploadTarget(slot));
+  })
   .post("/jobs/:id/result-complete", async (c) => {
     const body = await parseJsonBody(c, ResultCompleteBody);
     const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
@@ -169,7 +201,16 @@ export const internalRoutes = new Hono<AppBindings>()
           "result_size_bytes",
         );
       }
-      finish = { status: "succeeded", resultKey: resultKey(row), resultSizeBytes: stored.sizeBytes };
+      // The picture is optional: a job with nothing erased has none.
+      const picture = body.report ? await storage.head(pictureKey(row)) : null;
+      finish = {
+        status: "succeeded",
+        resultKey: resultKey(row),
+        resultSizeBytes: stored.sizeBytes,
+        ...(body.report
+          ? { report: JSON.stringify(body.report), pictureKey: picture ? pictureKey(row) : null }
+          : {}),
+      };
     } else {
       finish = { status: "failed", code: body.code, message: body.message };
     }

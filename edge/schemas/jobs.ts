@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { pageLimitParam } from "./common";
+import { RegionsSchema } from "./regions";
+import { JobReportSchema } from "./report";
 
 export const JOB_STATUSES = ["queued", "analyzing", "processing", "succeeded", "failed", "canceled"] as const;
 export const JOB_STAGES = [
@@ -61,6 +63,7 @@ export const JobSchema = z
     created_at: timestamp,
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable(),
+    report: JobReportSchema.optional(),
   })
   .openapi("Job");
 
@@ -94,6 +97,7 @@ export const JobCreateSchema = z
     filename: z.string().min(1).max(200).optional(),
     texts: z.array(z.string().min(1).max(500, "each text is at most 500 characters")).max(500).optional(),
     metadata: metadata.optional(),
+    regions: RegionsSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {

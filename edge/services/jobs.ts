@@ -7,6 +7,7 @@ import { requestFingerprint } from "../lib/canonical-json";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import type { Job, JobCreate, JobStatus } from "../schemas/jobs";
+import { checkRegionsWithin } from "../schemas/regions";
 import type { MediaStorage } from "../storage/media-storage";
 import { type CreateOutcome, replayOrConflict } from "../workspace/idempotency";
 import { workspaceObject } from "../workspace/stub";
@@ -145,6 +146,7 @@ export async function createJob(
     ? await resolveUpload(env, storage, workspace.id, body.upload_id)
     : await resolveUrl(env, body.video_url as string, body.filename);
   checkVideoLimits(resolved.video);
+  checkRegionsWithin(body.regions, resolved.video.durationSeconds);
   const now = Date.now();
   const row = {
     id: newId("job"),
@@ -163,6 +165,7 @@ export async function createJob(
     credits: creditsForDuration(resolved.video.durationSeconds),
     creditsRefunded: false,
     texts: body.texts ? JSON.stringify(body.texts) : null,
+    regions: body.regions?.length ? JSON.stringify(body.regions) : null,
     metadata: JSON.stringify(body.metadata ?? {}),
     attempts: 0,
     createdAt: now,
@@ -180,6 +183,8 @@ export async function createJob(
 const emptyRowFields = {
   resultKey: null,
   resultSizeBytes: null,
+  report: null,
+  pictureKey: null,
   errorCode: null,
   errorMessage: null,
   leaseOwner: null,

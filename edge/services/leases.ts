@@ -4,6 +4,7 @@ import { jobs } from "../db/schema";
 import type { Env } from "../env";
 import { randomToken } from "../lib/ids";
 import type { Job } from "../schemas/jobs";
+import type { Region } from "../schemas/regions";
 import type { MediaStorage } from "../storage/media-storage";
 import { TERMINAL_STATUSES } from "./dispatch";
 import { type JobRow, jobInput } from "./job-view";
@@ -108,6 +109,8 @@ export interface ClaimedJob {
   workspace_id: string;
   attempt: number;
   texts: string[] | null;
+  /** The areas to erase whole (empty for none). */
+  regions: Region[];
   input: Job["input"];
   source: { type: "upload" | "url"; url: string };
   /** Presented on every later call about the job (progress, result upload, complete). */
@@ -129,6 +132,7 @@ export async function claimedJobView(
     workspace_id: row.workspaceId,
     attempt: row.attempts,
     texts: row.texts ? (JSON.parse(row.texts) as string[]) : null,
+    regions: row.regions ? (JSON.parse(row.regions) as Region[]) : [],
     input: jobInput(row),
     source: { type: objectKey ? "upload" : "url", url: sourceUrl },
     lease_token: row.leaseToken ?? "",
