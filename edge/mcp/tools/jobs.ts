@@ -29,6 +29,10 @@ export const createJobTool = defineTool({
     texts: fields.texts.describe(
       "The exact on-screen texts to erase (up to 500); when given, the automatic text reading is skipped",
     ),
+    regions: fields.regions.describe(
+      "Up to 20 areas to erase whole, without reading (a logo, a sticker, a watermark): x, y, width, height as " +
+        "fractions of the frame (0 to 1), optional start_seconds / end_seconds; what the reading finds is erased too",
+    ),
     metadata: fields.metadata.describe(
       "Your own string key/value pairs (up to 20, values up to 500 characters), echoed back on the job",
     ),
@@ -50,7 +54,8 @@ export const getJobTool = defineTool({
   name: "get_job",
   endpoint: "GET /v1/jobs/{id}",
   description:
-    "Show one job: status, stage, progress, credits and, once succeeded, result.url (a download address valid one hour).",
+    "Show one job: status, stage, progress, credits and, once succeeded, result.url (a download address valid one hour) " +
+    "and report (the lines erased, the areas erased, the lines kept and why, what the verify stage still found, and a before/after picture).",
   input: z.strictObject({ job_id: jobId }),
   async run({ job_id }, call) {
     const job = await jobView(await findJob(call.env, call.workspace.id, job_id), call.storage);
