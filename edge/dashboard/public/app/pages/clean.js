@@ -71,7 +71,7 @@ export async function renderClean(view) {
     progressLabel,
   );
   const areas = regionPicker();
-  const problems = h("div");
+  const problems = h("div", { id: "problems" });
   const start = h("button", { type: "submit", disabled: true }, "Start cleaning");
 
   /** @param {File} file */

@@ -126,7 +126,7 @@ export function regionPicker() {
         type: "number",
         min: "0",
         max: "100",
-        step: "0.1",
+        step: "any",
         value: percentOf(area[key]),
         "aria-label": `Area ${index + 1} ${label} (% of the frame)`,
       });
@@ -141,7 +141,7 @@ export function regionPicker() {
       const input = h("input", {
         type: "number",
         min: "0",
-        step: "0.1",
+        step: "any",
         value: area[key] === undefined ? "" : String(area[key]),
         placeholder: key === "start" ? "0" : "end",
         "aria-label": `Area ${index + 1} ${key} (seconds)`,
