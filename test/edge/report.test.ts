@@ -1,6 +1,17 @@
 import { env, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { claim, createJob, createWorkspace, getJob, internal, runCron, uploadFixture } from "./helpers";
+import {
+  balance,
+  claim,
+  createJob,
+  createWorkspace,
+  expectError,
+  getJob,
+  internal,
+  postJson,
+  runCron,
+  uploadFixture,
+} from "./helpers";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, ...new Array(60).fill(7), 0xff, 0xd9]);
@@ -129,5 +140,27 @@ describe("the job report", () => {
     expect(shown.result).toBeNull();
     expect(shown.report.picture).toBeNull();
     expect(shown.report.lines_erased).toEqual(REPORT.lines_erased);
+  });
+});
+
+describe("regions on job creation", () => {
+  it("a region outside the frame or past the video's end is 400 invalid_parameter naming it; nothing is reserved", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const before = await balance(api_key);
+    const upload = await uploadFixture(api_key, "clip.mp4");
+    const area = { x: 0.1, y: 0.1, width: 0.2, height: 0.2 };
+    const wide = await postJson("/v1/jobs", api_key, {
+      upload_id: upload.id,
+      regions: [{ ...area, x: 0.9 }],
+    });
+    expect((await expectError(wide, 400, "invalid_parameter")).error.param).toBe("regions.0.width");
+    const late = await postJson("/v1/jobs", api_key, {
+      upload_id: upload.id,
+      regions: [{ ...area, end_seconds: 60 }],
+    });
+    expect((await expectError(late, 400, "invalid_parameter")).error.param).toBe("regions.0.end_seconds");
+    expect(await balance(api_key)).toEqual(before);
+    const accepted = await postJson("/v1/jobs", api_key, { upload_id: upload.id, regions: [area] });
+    expect(accepted.status).toBe(201);
   });
 });
