@@ -1,6 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  api,
   balance,
   claim,
   createJob,
@@ -162,5 +163,54 @@ describe("regions on job creation", () => {
     expect(await balance(api_key)).toEqual(before);
     const accepted = await postJson("/v1/jobs", api_key, { upload_id: upload.id, regions: [area] });
     expect(accepted.status).toBe(201);
+  });
+});
+
+/** What the test reads of a tool's structured content: a job, or an error. */
+interface McpValue {
+  source?: string;
+  report?: { lines_kept: unknown };
+  error?: { code: string; param?: string };
+}
+
+/** One MCP tool call, as a Streamable HTTP client posts it; the tool's result. */
+async function mcpTool(key: string, name: string, args: Record<string, unknown>) {
+  const response = await api("/mcp", {
+    method: "POST",
+    key,
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+  const line = (await response.text()).split("\n").find((text) => text.startsWith("data: ")) ?? "data: {}";
+  return (
+    JSON.parse(line.slice(6)) as {
+      result: { isError?: boolean; content: Array<{ text: string }>; structuredContent: McpValue };
+    }
+  ).result;
+}
+
+describe("regions and the report on MCP", () => {
+  it("create_job takes regions and names a bad one; get_job shows and summarises the report", async () => {
+    const { api_key, job } = await reportedJob(REPORT);
+    const shown = await mcpTool(api_key, "get_job", { job_id: job.id });
+    expect(shown.structuredContent.report?.lines_kept).toEqual(REPORT.lines_kept);
+    expect(shown.content[0]?.text).toContain(
+      'Erased 1 line ("SALE 50% OFF") and 1 area on 48% of the frames',
+    );
+    expect(shown.content[0]?.text).toContain('"OPEN 24 HOURS": scene');
+    const upload = await uploadFixture(api_key, "clip.mp4");
+    const area = { x: 0.1, y: 0.1, width: 0.2, height: 0.2 };
+    const bad = await mcpTool(api_key, "create_job", {
+      upload_id: upload.id,
+      regions: [{ ...area, height: 0 }],
+    });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent.error).toMatchObject({
+      code: "invalid_parameter",
+      param: "regions.0.height",
+    });
+    const created = await mcpTool(api_key, "create_job", { upload_id: upload.id, regions: [area] });
+    expect(created.isError ?? false).toBe(false);
+    expect(created.structuredContent.source).toBe("mcp");
   });
 });
