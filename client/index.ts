@@ -176,6 +176,16 @@ export class AdClean {
     });
   }
 
+  /**
+   * Saves a succeeded job's before/after picture (a JPEG: the frame with the most erased text,
+   * before and after, side by side); resolves with its size in bytes.
+   */
+  downloadReportPicture(job: Job, destination: string, options: RequestOptions = {}): Promise<number> {
+    const url = job.report?.picture?.url;
+    if (!url) throw new Error(`Job ${job.id} has no before/after picture (status ${job.status}).`);
+    return downloadTo(url, destination, { ...this.#retry, fetch: this.#fetch, signal: options.signal });
+  }
+
   getWebhookEndpoint(options?: RequestOptions): Promise<WebhookEndpoint> {
     return this.#call("GET", "/v1/webhook_endpoint", options);
   }

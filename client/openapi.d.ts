@@ -2051,6 +2051,68 @@ export interface components {
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+            report?: components["schemas"]["JobReport"];
+        };
+        /** @description What was erased, what was kept and why, and what may be left. Set on succeeded jobs only (absent on other jobs and on jobs finished before reports existed) */
+        JobReport: {
+            /** @description The lines erased */
+            lines_erased: {
+                /** @description As read; empty when the reader found a line but could not read it */
+                text: string;
+                /** @description When it first shows */
+                start_seconds: number;
+                /** @description When it is gone */
+                end_seconds: number;
+                box: components["schemas"]["ReportBox"];
+            }[];
+            /** @description The job's `regions`, erased whole over these spans */
+            areas_erased: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+                start_seconds: number;
+                end_seconds: number;
+            }[];
+            /** @description Lines read and left in the video on purpose, and why */
+            lines_kept: {
+                /** @description As read; empty when the reader found a line but could not read it */
+                text: string;
+                /** @description When it first shows */
+                start_seconds: number;
+                /** @description When it is gone */
+                end_seconds: number;
+                box: components["schemas"]["ReportBox"];
+                /**
+                 * @description `scene`: it moves with the filmed scene (a sign, a label), so it is part of the picture; `not_in_texts`: the job gave `texts` and this line matches none of them
+                 * @enum {string}
+                 */
+                reason: "scene" | "not_in_texts";
+            }[];
+            /** @description Text the verify stage still found where text was erased (it reads every eighth cleaned frame again, after one wider second try) */
+            lines_still_found: {
+                at_seconds: number;
+                box: components["schemas"]["ReportBox"];
+            }[];
+            /** @description Share of the video's frames with any pixel erased */
+            frames_changed_share: number;
+            /** @description The frame with the most erased text, before (left) and after (right), side by side. Null when nothing was erased, and once the result is deleted at the end of the retention period */
+            picture: {
+                /**
+                 * Format: uri
+                 * @description Presigned address of a JPEG, valid one hour from this answer
+                 */
+                url: string;
+                /** Format: date-time */
+                expires_at: string;
+            } | null;
+        };
+        /** @description Fractions of the frame */
+        ReportBox: {
+            x: number;
+            y: number;
+            width: number;
+            height: number;
         };
         JobCreate: {
             /** @description Id of an upload (up_…) whose file was sent with PUT; give this or video_url */
@@ -2065,6 +2127,22 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+            /** @description Areas to erase whole over their span, without reading, together with what the automatic reading (or `texts`) finds. Fractions of the frame; seconds of the video. The price does not change. */
+            regions?: components["schemas"]["Region"][];
+        };
+        Region: {
+            /** @description Left edge, as a fraction of the frame's width */
+            x: number;
+            /** @description Top edge, as a fraction of the frame's height */
+            y: number;
+            /** @description Fraction of the frame's width */
+            width: number;
+            /** @description Fraction of the frame's height */
+            height: number;
+            /** @description From this second; default 0 */
+            start_seconds?: number;
+            /** @description Until this second; default the end of the video */
+            end_seconds?: number;
         };
         JobList: {
             /** @enum {string} */

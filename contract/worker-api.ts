@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WORKER_STAGES } from "./job-states";
+import { CleanReportSchema } from "./report";
 
 /**
  * The edge's internal API for GPU workers (`/internal/jobs/:id/…`, WORKER_SECRET bearer): the
@@ -15,6 +16,21 @@ const uploadId = z.string().min(1).max(1024);
 export const ClaimBodySchema = z.object({ worker_id: workerId });
 export type ClaimBody = z.infer<typeof ClaimBodySchema>;
 
+const fraction = z.number().min(0).max(1);
+/**
+ * An area the customer asked to erase whole, without reading: fractions of the frame, and the span
+ * in seconds (the API checks it against the frame and the video's length: edge/schemas/regions.ts).
+ */
+export const RegionAreaSchema = z.object({
+  x: fraction,
+  y: fraction,
+  width: fraction,
+  height: fraction,
+  start_seconds: z.number().min(0).optional(),
+  end_seconds: z.number().min(0).optional(),
+});
+export type Region = z.infer<typeof RegionAreaSchema>;
+
 /** A job as the edge hands it over on claim. */
 export const ClaimedJobSchema = z.object({
   id: z.string().min(1),
@@ -22,6 +38,8 @@ export const ClaimedJobSchema = z.object({
   attempt: z.number().int().min(1),
   /** The exact texts to erase; null: every caption and overlay. */
   texts: z.array(z.string()).min(1).nullable(),
+  /** The areas to erase whole; absent from an edge that predates them. */
+  regions: z.array(RegionAreaSchema).max(20).optional(),
   input: z.object({
     filename: z.string(),
     duration_seconds: z.number().min(0),
@@ -71,6 +89,15 @@ export const ResultCompleteBodySchema = z.object({
 });
 export type UploadedPart = z.infer<typeof ResultCompleteBodySchema>["parts"][number];
 
+/** The largest before/after picture a worker may store (a JPEG of two frames side by side). */
+export const MAX_PICTURE_BYTES = 1024 * 1024;
+
+export const PictureTargetBodySchema = z.object({
+  worker_id: workerId,
+  lease_token: leaseToken,
+  size_bytes: z.number().int().min(1).max(MAX_PICTURE_BYTES),
+});
+
 /** No lease needed: after a cancel the worker holds none, and the upload id names only its own upload. */
 export const ResultAbortBodySchema = z.object({ worker_id: workerId, upload_id: uploadId });
 
@@ -80,6 +107,8 @@ export const CompletionBodySchema = z.object({
   lease_token: leaseToken,
   outcome: z.literal("succeeded"),
   result_size_bytes: z.number().int().min(1),
+  /** What the engine did; a worker from before reports sends none. */
+  report: CleanReportSchema.optional(),
 });
 export type CompletionBody = z.infer<typeof CompletionBodySchema>;
 

@@ -1,4 +1,5 @@
 import type { WorkerStage } from "../contract/job-states";
+import type { CleanReport } from "../contract/report";
 import { parseContract } from "../contract/violation";
 import {
   type ClaimedJob,
@@ -170,8 +171,18 @@ export class EdgeClient {
     await this.accepted(jobId, "result-abort", { upload_id: uploadId });
   }
 
-  async succeed(jobId: string, resultSizeBytes: number): Promise<void> {
-    await this.accepted(jobId, "complete", { outcome: "succeeded", result_size_bytes: resultSizeBytes });
+  /** Where the before/after picture goes: one presigned PUT of exactly `sizeBytes`. */
+  async pictureTarget(jobId: string, sizeBytes: number): Promise<UploadTarget> {
+    const response = await this.accepted(jobId, "picture-target", { size_bytes: sizeBytes });
+    return (await response.json()) as UploadTarget;
+  }
+
+  async succeed(jobId: string, resultSizeBytes: number, report?: CleanReport): Promise<void> {
+    await this.accepted(jobId, "complete", {
+      outcome: "succeeded",
+      result_size_bytes: resultSizeBytes,
+      ...(report ? { report } : {}),
+    });
   }
 
   async fail(jobId: string, code: string, message: string): Promise<void> {

@@ -1,4 +1,6 @@
 import type { EngineStage } from "../contract/job-states";
+import type { CleanReport } from "../contract/report";
+import type { Region } from "../contract/worker-api";
 
 /** What the worker needs of the cleaning engine (gpu-worker/engine implements it). */
 
@@ -16,6 +18,10 @@ export interface CleanOptions {
   admit?: (video: InputVideo) => void;
   /** The text on screen is read either way; these choose the lines erased. Null or absent: every overlay. */
   texts?: string[] | null;
+  /** Areas to erase whole over their span, without reading (fractions of the frame, seconds). */
+  regions?: Region[];
+  /** Where to write the before/after JPEG (the frame with the most erased text); none when nothing is erased. */
+  picturePath?: string;
   signal?: AbortSignal;
   onProgress?: (stage: EngineStage, fraction: number) => void;
 }
@@ -25,6 +31,10 @@ export interface CleanSummary {
   linesErased: number;
   /** Lines still found in cleaned regions after the verify pass. */
   residualLines: number;
+  /** What was erased, kept and still found, for the customer (contract/report.ts); an engine without reports gives none. */
+  report?: CleanReport;
+  /** Whether the before/after picture was written to `picturePath`. */
+  pictureWritten?: boolean;
 }
 
 export type CleanVideo = (input: string, output: string, options: CleanOptions) => Promise<CleanSummary>;

@@ -10,7 +10,7 @@ import type { CleanVideo } from "./engine-contract";
 import type { JobOutcome, WorkerMetrics } from "./metrics";
 import { ProgressReporter } from "./progress";
 import { StageClock, StageOverrunError, stageBudgetMs } from "./stage-budget";
-import { uploadResult } from "./upload";
+import { uploadPicture, uploadResult } from "./upload";
 
 /** Codes a customer can act on; anything else is our fault and says so. */
 const CUSTOMER_CODES = new Set([
@@ -76,6 +76,7 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
   try {
     const input = path.join(dir, "input.mp4");
     const output = path.join(dir, "clean.mp4");
+    const picturePath = path.join(dir, "before-after.jpg");
     update("downloading", 0);
     // Without a Content-Length the size the edge read at creation stands in, else the largest
     // source: progress still moves with every byte, which keeps the lease.
@@ -90,6 +91,8 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     const summary = await clean(input, output, {
       admit: admitPriced(job.input),
       texts: job.texts,
+      regions: job.regions ?? [],
+      picturePath,
       signal: controller.signal,
       onProgress: update,
     });
@@ -99,8 +102,14 @@ export async function runJob(job: ClaimedJob, deps: RunnerDeps): Promise<JobOutc
     controller.signal.throwIfAborted();
     const { size } = await stat(output);
     await uploadResult(client, job.id, output, size, controller.signal);
+    if (summary.pictureWritten) {
+      // The picture illustrates the report; a job is not failed for it.
+      await uploadPicture(client, job.id, picturePath, controller.signal).catch((error: unknown) =>
+        log({ event: "picture_upload_failed", job_id: job.id, error: String(error) }),
+      );
+    }
     reporter.stop();
-    await client.succeed(job.id, size);
+    await client.succeed(job.id, size, summary.report);
     log({ event: "job_succeeded", job_id: job.id, size_bytes: size });
     outcome = "succeeded";
     return outcome;

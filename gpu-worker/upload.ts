@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { UploadedPart } from "../contract/worker-api";
 import type { EdgeClient, MultipartTarget, UploadTarget } from "./edge-client";
@@ -66,4 +67,15 @@ export async function uploadResult(
     await client.abortResult(jobId, uploadId).catch(() => undefined);
     throw error;
   }
+}
+
+/** Uploads the before/after picture (small: one PUT). */
+export async function uploadPicture(
+  client: EdgeClient,
+  jobId: string,
+  file: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const { size } = await stat(file);
+  await putRange(file, 0, size, await client.pictureTarget(jobId, size), signal);
 }

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { AdCleanError } from "../errors";
 import type { AdClean } from "../index";
-import type { Job } from "../types";
+import type { Job, Region } from "../types";
 import { contentTypeOf } from "../upload";
 import { isFinished } from "../wait";
 import { probeDuration } from "./duration";
@@ -13,6 +13,9 @@ import type { ProgressDisplay } from "./progress";
 export interface CleanOptions {
   output: string;
   texts?: string[] | undefined;
+  regions?: Region[] | undefined;
+  /** Where to save the before/after picture, if wanted. */
+  picture?: string | undefined;
 }
 
 export interface CleanOutcome {
@@ -20,6 +23,8 @@ export interface CleanOutcome {
   job: Job | undefined;
   /** The cleaned file, once downloaded. */
   output: string | null;
+  /** The before/after picture, once saved. */
+  picture: string | null;
   exitCode: number;
 }
 
@@ -74,7 +79,10 @@ export async function clean(
   process.on("SIGINT", onSigint);
   let job: Job | undefined;
   try {
-    const texts = options.texts?.length ? { texts: options.texts } : {};
+    const texts = {
+      ...(options.texts?.length ? { texts: options.texts } : {}),
+      ...(options.regions?.length ? { regions: options.regions } : {}),
+    };
     if (isUrl(input)) {
       // Not given the signal: a job the service made must be known here, so Ctrl-C can cancel it.
       job = await client.createJob({ video_url: input, ...texts });
@@ -94,20 +102,25 @@ export async function clean(
     progress.end();
     if (job.status !== "succeeded") {
       progress.note(`job ${job.id} ${job.status}: ${job.error?.code}: ${job.error?.message}`);
-      return { job, output: null, exitCode: EXIT.jobFailed };
+      return { job, output: null, picture: null, exitCode: EXIT.jobFailed };
     }
     progress.update("downloading", 0);
     const size = await client.downloadResult(job, output, { signal });
     progress.update("downloading", 1);
     progress.note(`cleaned: ${output} (${size} bytes)`);
-    return { job, output, exitCode: EXIT.ok };
+    let picture: string | null = null;
+    if (options.picture && job.report?.picture) {
+      await client.downloadReportPicture(job, options.picture, { signal });
+      picture = options.picture;
+    } else if (options.picture) progress.note("no before/after picture: nothing was erased");
+    return { job, output, picture, exitCode: EXIT.ok };
   } catch (error) {
     if (!signal.aborted) throw error;
     if (job && !isFinished(job)) {
       job = await client.cancelJob(job.id);
       progress.note(`job ${job.id} ${job.status}; its credits are returned`);
     }
-    return { job, output: null, exitCode: EXIT.interrupted };
+    return { job, output: null, picture: null, exitCode: EXIT.interrupted };
   } finally {
     process.off("SIGINT", onSigint);
   }

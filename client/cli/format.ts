@@ -1,4 +1,5 @@
 /** The human-readable (not --json) forms of the API's objects. */
+import { reportSummary } from "../../edge/schemas/report-summary";
 import type { Account, Estimate, Job, JobList } from "../types";
 
 const percent = (fraction: number) => `${Math.floor(fraction * 100)}%`;
@@ -16,6 +17,8 @@ export function formatJob(job: Job): string {
   ];
   if (job.result) lines.push(`result   ${job.result.url} (valid until ${job.result.expires_at})`);
   if (job.error) lines.push(`error    ${job.error.code}: ${job.error.message}`);
+  if (job.report) lines.push(`report   ${reportSummary(job.report)}`);
+  if (job.report?.picture) lines.push(`picture  ${job.report.picture.url} (save it with --picture FILE)`);
   return lines.join("\n");
 }
 

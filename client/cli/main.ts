@@ -5,20 +5,23 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { reportSummary } from "../../edge/schemas/report-summary";
 import { AdClean } from "../index";
-import type { JobListQuery } from "../types";
+import type { Job, JobListQuery } from "../types";
 import { bindOptionValues } from "./args";
 import { clean, defaultOutput, isUrl } from "./clean";
 import { probeDuration } from "./duration";
 import { EXIT, errorJson, exitCodeOf, UsageError } from "./exit-codes";
 import { formatAccount, formatEstimate, formatJob, formatJobList } from "./format";
 import { ProgressDisplay } from "./progress";
+import { parseRegion } from "./regions";
 
 const USAGE = `usage: adclean <command> [--json]
-  clean <file|url> [-o out.mp4] [--text "exact text"]...   upload, clean, download
+  clean <file|url> [-o out.mp4] [--text "exact text"]...   upload, clean, download, summarise
+        [--region x,y,w,h[,start,end]]... [--picture before-after.jpg]
   estimate <seconds|file>                                 credits a video costs
   jobs list [--limit N] [--status S] [--starting-after ID]
-  jobs get <id>
+  jobs get <id> [--picture before-after.jpg]
   jobs cancel <id>
   account                                                 plan, credits, limits
 environment: ADCLEAN_API_KEY (required), ADCLEAN_BASE_URL (default http://127.0.0.1:8787)
@@ -34,6 +37,8 @@ interface Outcome {
 const OPTIONS = {
   output: { type: "string", short: "o" },
   text: { type: "string", multiple: true },
+  region: { type: "string", multiple: true },
+  picture: { type: "string" },
   json: { type: "boolean", default: false },
   limit: { type: "string" },
   status: { type: "string" },
@@ -74,6 +79,12 @@ function clientFromEnv(progress: ProgressDisplay): AdClean {
   });
 }
 
+/** After `clean`: the report in a sentence, and where the picture went. */
+function cleanedSummary(job: Job | undefined, picture: string | null): string[] {
+  if (!job?.report) return [];
+  return [reportSummary(job.report), ...(picture ? [`before/after picture: ${picture}`] : [])];
+}
+
 async function run(argv: string[], progress: ProgressDisplay): Promise<Outcome> {
   const { values, positionals } = parse(argv);
   const [command, ...args] = positionals;
@@ -84,9 +95,20 @@ async function run(argv: string[], progress: ProgressDisplay): Promise<Outcome> 
     case "clean": {
       const input = userPath(argument(args[0], "<file|url>"));
       const output = userPath(values.output ?? defaultOutput(input));
-      const outcome = await clean(client, input, { output, texts: values.text }, progress);
-      const text = outcome.output ?? (outcome.job ? formatJob(outcome.job) : "interrupted");
-      return { json: { job: outcome.job ?? null, output: outcome.output }, text, exitCode: outcome.exitCode };
+      const options = {
+        output,
+        texts: values.text,
+        regions: values.region?.map(parseRegion),
+        picture: values.picture === undefined ? undefined : userPath(values.picture),
+      };
+      const outcome = await clean(client, input, options, progress);
+      const text = outcome.output
+        ? [outcome.output, ...cleanedSummary(outcome.job, outcome.picture)].join("\n")
+        : outcome.job
+          ? formatJob(outcome.job)
+          : "interrupted";
+      const json = { job: outcome.job ?? null, output: outcome.output, picture: outcome.picture };
+      return { json, text, exitCode: outcome.exitCode };
     }
     case "estimate": {
       let input = argument(args[0], "<seconds|file>");
@@ -115,6 +137,10 @@ async function run(argv: string[], progress: ProgressDisplay): Promise<Outcome> 
       if (action === "get" || action === "cancel") {
         const jobId = argument(id, "<id>");
         const job = action === "get" ? await client.getJob(jobId) : await client.cancelJob(jobId);
+        if (action === "get" && values.picture) {
+          await client.downloadReportPicture(job, userPath(values.picture));
+          return done(job, `${formatJob(job)}\npicture saved: ${userPath(values.picture)}`);
+        }
         return done(job, formatJob(job));
       }
       throw new UsageError("jobs takes list, get <id> or cancel <id>");

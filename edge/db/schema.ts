@@ -107,10 +107,16 @@ export const jobs = sqliteTable(
     creditsRefunded: integer("credits_refunded", { mode: "boolean" }).notNull().default(false),
     /** JSON array of the exact texts to erase, or null for automatic reading. */
     texts: text("texts"),
+    /** JSON array of the areas to erase whole (edge/schemas/regions.ts), or null for none. */
+    regions: text("regions"),
     /** JSON object of string to string. */
     metadata: text("metadata").notNull().default("{}"),
     resultKey: text("result_key"),
     resultSizeBytes: integer("result_size_bytes"),
+    /** JSON of what the engine did (contract/report.ts), set when the job succeeds. */
+    report: text("report"),
+    /** The before/after JPEG, stored and deleted with the result. */
+    pictureKey: text("picture_key"),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
     attempts: integer("attempts").notNull().default(0),

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import {
   ClaimBodySchema,
   CompleteBodySchema,
+  PictureTargetBodySchema,
   ProgressBodySchema,
   ResultAbortBodySchema,
   ResultCompleteBodySchema,
@@ -23,6 +24,14 @@ import { resultTarget } from "./result-upload";
 /** Where a job's cleaned MP4 is stored. */
 export const resultKey = (row: Pick<JobRow, "workspaceId" | "id">) =>
   `results/${row.workspaceId}/${row.id}.mp4`;
+
+/**
+ * Where a job's before/after picture is stored (a JPEG, at most MAX_PICTURE_BYTES of the contract);
+ * per attempt, since a stored object is never written twice and a retried job makes its own.
+ */
+export const pictureKey = (row: Pick<JobRow, "workspaceId" | "id" | "attempts">) =>
+  `results/${row.workspaceId}/${row.id}-${row.attempts}-before-after.jpg`;
+const PICTURE_TARGET_TTL_MS = 15 * 60 * 1000;
 
 /** A refusal the worker acts on (drop the message, retry it later, stop working): 409 with a reason. */
 function refusal(reason: string) {
@@ -81,6 +90,19 @@ export const internalRoutes = new Hono<AppBindings>()
     const storage = mediaStorage(c.env, new URL(c.req.url).origin);
     return c.json(await resultTarget(c.env, storage, resultKey(row), body.size_bytes));
   })
+  .post("/jobs/:id/picture-target", async (c) => {
+    const body = await parseJsonBody(c, PictureTargetBodySchema);
+    const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
+    if (!row) return refusal("lease_lost");
+    const storage = mediaStorage(c.env, new URL(c.req.url).origin);
+    const slot = {
+      key: pictureKey(row),
+      contentType: "image/jpeg",
+      sizeBytes: body.size_bytes,
+      expiresAt: Date.now() + PICTURE_TARGET_TTL_MS,
+    };
+    return c.json(await storage.uploadTarget(slot));
+  })
   .post("/jobs/:id/result-complete", async (c) => {
     const body = await parseJsonBody(c, ResultCompleteBodySchema);
     const row = await leasedJob(c.env, c.req.param("id"), body.lease_token);
@@ -126,7 +148,16 @@ export const internalRoutes = new Hono<AppBindings>()
           "result_size_bytes",
         );
       }
-      finish = { status: "succeeded", resultKey: resultKey(row), resultSizeBytes: stored.sizeBytes };
+      // The picture is optional: a job with nothing erased has none.
+      const picture = body.report ? await storage.head(pictureKey(row)) : null;
+      finish = {
+        status: "succeeded",
+        resultKey: resultKey(row),
+        resultSizeBytes: stored.sizeBytes,
+        ...(body.report
+          ? { report: JSON.stringify(body.report), pictureKey: picture ? pictureKey(row) : null }
+          : {}),
+      };
     } else {
       finish = { status: "failed", code: body.code, message: body.message };
     }

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { JOB_STAGES, JOB_STATUSES } from "../../contract/job-states";
+import { JobReportSchema } from "../../contract/report";
 import { pageLimitParam } from "./common";
+import { RegionsSchema } from "./regions";
 
 const timestamp = z.iso.datetime();
 
@@ -46,6 +48,7 @@ export const JobSchema = z
     created_at: timestamp,
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable(),
+    report: JobReportSchema.optional(),
   })
   .openapi("Job");
 
@@ -107,6 +110,9 @@ export const JobCreateSchema = z
       .describe(
         "Your own string key/value pairs (up to 20, values up to 500 characters), echoed back on the job",
       ),
+    regions: RegionsSchema.optional().describe(
+      "Up to 20 areas to erase whole, without reading (a logo, a sticker, a watermark): x, y, width, height as fractions of the frame (0 to 1), optional start_seconds / end_seconds; what the reading finds is erased too",
+    ),
   })
   .strict()
   .superRefine((body, ctx) => {

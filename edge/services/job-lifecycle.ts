@@ -12,7 +12,14 @@ import { type JobRow, jobView } from "./job-view";
 export type Finish =
   | { status: "canceled" }
   | { status: "failed"; code: string; message: string }
-  | { status: "succeeded"; resultKey: string; resultSizeBytes: number };
+  | {
+      status: "succeeded";
+      resultKey: string;
+      resultSizeBytes: number;
+      /** The engine's report (JSON) and its picture's key, when the worker sent one. */
+      report?: string;
+      pictureKey?: string | null;
+    };
 
 export interface Finished {
   row: JobRow;
@@ -48,7 +55,13 @@ export async function finishJob(
       leaseToken: null,
       leaseExpiresAt: null,
       ...(finish.status === "succeeded"
-        ? { progress: 1, resultKey: finish.resultKey, resultSizeBytes: finish.resultSizeBytes }
+        ? {
+            progress: 1,
+            resultKey: finish.resultKey,
+            resultSizeBytes: finish.resultSizeBytes,
+            report: finish.report ?? null,
+            pictureKey: finish.pictureKey ?? null,
+          }
         : {}),
       ...(finish.status === "failed" ? { errorCode: finish.code, errorMessage: finish.message } : {}),
       ...(finish.status === "canceled"

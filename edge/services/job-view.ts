@@ -1,4 +1,5 @@
 import type { JobStage, JobStatus } from "../../contract/job-states";
+import type { CleanReport, JobReport } from "../../contract/report";
 import type { jobs } from "../db/schema";
 import type { Job } from "../schemas/jobs";
 import type { MediaStorage } from "../storage/media-storage";
@@ -25,6 +26,22 @@ export function jobInput(row: JobRow): Job["input"] {
     height: row.height,
     size_bytes: row.sizeBytes,
   };
+}
+
+/** The engine's report of a succeeded job, with a fresh presigned address of its before/after picture. */
+async function reportView(row: JobRow, storage: MediaStorage, expiresAt: number): Promise<JobReport> {
+  const report = JSON.parse(row.report as string) as CleanReport;
+  const picture = row.pictureKey
+    ? {
+        url: await storage.downloadUrl(row.pictureKey, expiresAt, pictureFilename(row.filename)),
+        expires_at: new Date(expiresAt).toISOString(),
+      }
+    : null;
+  return { ...report, picture };
+}
+
+export function pictureFilename(inputFilename: string): string {
+  return resultFilename(inputFilename).replace(/\.mp4$/, "-before-after.jpg");
 }
 
 /** The Job as the API shows it; a succeeded job gets a fresh presigned result address. */
@@ -54,5 +71,9 @@ export async function jobView(row: JobRow, storage: MediaStorage, nowMs = Date.n
     created_at: iso(row.createdAt) as string,
     started_at: iso(row.startedAt),
     finished_at: iso(row.finishedAt),
+    // An addition to 1.0.0: only succeeded jobs carry it, so no earlier answer changes.
+    ...(row.status === "succeeded" && row.report
+      ? { report: await reportView(row, storage, nowMs + RESULT_URL_TTL_MS) }
+      : {}),
   };
 }

@@ -8,6 +8,7 @@ import { requestFingerprint } from "../lib/canonical-json";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import type { Job, JobCreate } from "../schemas/jobs";
+import { checkRegionsWithin } from "../schemas/regions";
 import type { MediaStorage } from "../storage/media-storage";
 import { type CreateOutcome, replayOrConflict } from "../workspace/idempotency";
 import { workspaceObject } from "../workspace/stub";
@@ -146,6 +147,7 @@ export async function createJob(
     ? await resolveUpload(env, storage, workspace.id, body.upload_id)
     : await resolveUrl(env, body.video_url as string, body.filename);
   checkVideoLimits(resolved.video);
+  checkRegionsWithin(body.regions, resolved.video.durationSeconds);
   const now = Date.now();
   const row = {
     id: newId("job"),
@@ -164,6 +166,7 @@ export async function createJob(
     credits: creditsForDuration(resolved.video.durationSeconds),
     creditsRefunded: false,
     texts: body.texts ? JSON.stringify(body.texts) : null,
+    regions: body.regions?.length ? JSON.stringify(body.regions) : null,
     metadata: JSON.stringify(body.metadata ?? {}),
     attempts: 0,
     createdAt: now,
@@ -181,6 +184,8 @@ export async function createJob(
 const emptyRowFields = {
   resultKey: null,
   resultSizeBytes: null,
+  report: null,
+  pictureKey: null,
   errorCode: null,
   errorMessage: null,
   leaseOwner: null,

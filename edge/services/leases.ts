@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { isTerminal, RUNNING_STATUSES, statusForStage, type WorkerStage } from "../../contract/job-states";
-import type { ClaimedJob } from "../../contract/worker-api";
+import type { ClaimedJob, Region } from "../../contract/worker-api";
 import { edgeConfig } from "../config";
 import { database } from "../db/client";
 import { jobs } from "../db/schema";
@@ -120,6 +120,7 @@ export async function claimedJobView(
     workspace_id: row.workspaceId,
     attempt: row.attempts,
     texts: row.texts ? (JSON.parse(row.texts) as string[]) : null,
+    regions: row.regions ? (JSON.parse(row.regions) as Region[]) : [],
     input: jobInput(row),
     source: { type: objectKey ? "upload" : "url", url: sourceUrl },
     lease_token: row.leaseToken ?? "",

@@ -65,7 +65,7 @@ async function inBatches(purgeBatch: () => Promise<number>): Promise<number> {
 async function purgeResults(env: Env, storage: MediaStorage, nowMs: number): Promise<number> {
   const db = database(env.DB);
   const due = await db
-    .select({ id: jobs.id, resultKey: jobs.resultKey })
+    .select({ id: jobs.id, resultKey: jobs.resultKey, pictureKey: jobs.pictureKey })
     .from(jobs)
     .innerJoin(workspaces, eq(jobs.workspaceId, workspaces.id))
     .leftJoin(plans, eq(workspaces.planId, plans.id))
@@ -79,11 +79,15 @@ async function purgeResults(env: Env, storage: MediaStorage, nowMs: number): Pro
     .limit(BATCH);
   if (due.length === 0) return 0;
   // Objects first: should the update fail, the next run deletes nothing new and marks them then.
-  await storage.delete(due.map((job) => job.resultKey as string));
+  // The before/after picture goes with the result (the report's lists stay: they are text).
+  await storage.delete(
+    due.flatMap((job) => [job.resultKey as string, ...(job.pictureKey ? [job.pictureKey] : [])]),
+  );
   await db
     .update(jobs)
     .set({
       resultKey: null,
+      pictureKey: null,
       errorCode: RESULT_EXPIRED.code,
       errorMessage: RESULT_EXPIRED.message,
       updatedAt: nowMs,

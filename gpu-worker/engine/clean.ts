@@ -8,9 +8,12 @@ import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { selectVideoEncoder } from "./media/video-encoder";
 import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
 import { analyseVideo, type TextTrack } from "./pipeline/analyse";
+import { areasAt, type FrameArea, frameAreas } from "./pipeline/areas";
+import { BeforeAfter } from "./pipeline/before-after";
 import { type LineLook, newLineLook } from "./pipeline/caption-box";
 import { dilate } from "./pipeline/dilate";
-import { markTextLine } from "./pipeline/masks";
+import { fillRect, markTextLine } from "./pipeline/masks";
+import { ReportCollector } from "./pipeline/report";
 import { boxAt } from "./pipeline/tracks";
 import { residualText } from "./pipeline/verify";
 import { timed, timedChildren, timedSync } from "./stage-clock";
@@ -52,33 +55,35 @@ function assertComplete(probe: VideoProbe, lastPtsSeconds: number): void {
 }
 
 /**
- * The mask of one frame: every line to erase that is on screen then, and where the picture behind a
- * see-through box was restored in `frame`; `looks` by track id.
+ * The mask of one frame: the lines to erase and the customer's areas on screen then (`active`, of
+ * which one at least), and where the picture behind a see-through box was restored in `frame`;
+ * `looks` by track id; `pixels` marked in all.
  */
 function frameMask(
   frame: RgbFrame,
   index: number,
-  tracks: TextTrack[],
+  active: { lines: TextTrack[]; areas: FrameArea[] },
   looks: Map<number, LineLook>,
   planes: BufferPool,
-): { mask: Uint8Array; behind?: Uint8Array; textOnly?: Uint8Array } | null {
-  const active = tracks.filter(({ track }) => track.first <= index && index <= track.last);
-  if (active.length === 0) return null;
+): { mask: Uint8Array; behind?: Uint8Array; textOnly?: Uint8Array; pixels: number } {
   const mask = planes.take();
   let behind: Uint8Array | undefined;
   const behindOf = () => {
     behind ??= planes.take();
     return behind;
   };
-  for (const { track } of active) {
+  let pixels = 0;
+  for (const { track } of active.lines) {
     const look = looks.get(track.id) ?? newLineLook();
     looks.set(track.id, look);
-    markTextLine(frame, boxAt(track, index), mask, look, behindOf);
+    pixels += markTextLine(frame, boxAt(track, index), mask, look, behindOf);
   }
-  if (!behind) return { mask };
+  // An area is erased whole: no reading, no glyphs, every pixel of it.
+  for (const area of active.areas) pixels += fillRect(mask, frame.width, area.rect);
+  if (!behind) return { mask, pixels };
   const textOnly = planes.take(false);
   for (let p = 0; p < mask.length; p++) textOnly[p] = behind[p] ? 0 : (mask[p] as number);
-  return { mask, behind, textOnly };
+  return { mask, behind, textOnly, pixels };
 }
 
 type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean };
@@ -139,12 +144,31 @@ export async function cleanVideo(
       assertComplete(probe, analysis.lastPtsSeconds);
       const tracks = analysis.tracks.filter((t) => t.erase);
       // Masks, fills and the check for leftover text all happen frame by frame in this one pass.
-      const pass = { probe, tracks, ocr, pools, report };
+      const regions = options.regions ?? [];
+      const pass = {
+        probe,
+        tracks,
+        areas: frameAreas(regions, probe.width, probe.height),
+        ocr,
+        pools,
+        report,
+        picture: new BeforeAfter(probe.width, probe.height),
+        findings: new ReportCollector(probe, 1 / Math.max(1, probe.avgFps)),
+      };
       const residualLines = await cleaningPass({ first, rest: frames }, encoder, pass);
       report("assembling", 0);
       await timed("encode", () => encoder.finish());
+      const pictureWritten = options.picturePath
+        ? await pass.picture.write(options.picturePath, signal)
+        : false;
       report("assembling", 1);
-      return { frames: analysis.frames, linesErased: tracks.length, residualLines };
+      return {
+        frames: analysis.frames,
+        linesErased: tracks.length,
+        residualLines,
+        report: pass.findings.build(analysis.tracks, regions, Boolean(options.texts)),
+        pictureWritten,
+      };
     } catch (error) {
       // Neither ffmpeg nor the partial output outlives the failure.
       await Promise.all([encoder.abort(), frames.return(undefined).catch(() => undefined)]);
@@ -159,9 +183,13 @@ interface CleaningPass {
   probe: VideoProbe;
   /** The lines to erase. */
   tracks: TextTrack[];
+  /** The customer's areas, erased whole over their spans. */
+  areas: FrameArea[];
   ocr: OcrEngine;
   pools: FramePools;
   report: NonNullable<CleanOptions["onProgress"]>;
+  picture: BeforeAfter;
+  findings: ReportCollector;
 }
 
 /**
@@ -171,7 +199,7 @@ interface CleaningPass {
 async function cleaningPass(
   frames: { first: Promise<IteratorResult<Frame>>; rest: AsyncIterator<Frame> },
   encoder: FrameSink,
-  { probe, tracks, ocr, pools, report }: CleaningPass,
+  { probe, tracks, areas, ocr, pools, report, picture, findings }: CleaningPass,
 ): Promise<number> {
   const radius = windowRadius(probe.width, probe.height);
   const window: WindowFrame[] = [];
@@ -218,9 +246,12 @@ async function cleaningPass(
         const first = { frame: result.frame, filledMask: result.synthesized };
         result = await timed("fill", () => fillFrame(retry, center, previous, fill));
         releaseFill(first, pools);
-        residualLines += (await residualText(ocr, result.frame, widened)).length;
+        const stillFound = await residualText(ocr, result.frame, widened);
+        residualLines += stillFound.length;
+        findings.foundAfterCleaning(item.ptsSeconds, stillFound);
       }
     }
+    picture.written(item.index, result.frame.data);
     releaseFill(previous, pools);
     previous = { frame: result.frame, filledMask: result.synthesized };
     // Awaited before the window moves on: the encoder reads the buffer until then.
@@ -249,7 +280,17 @@ async function cleaningPass(
   for (let item = await frames.first; !item.done; item = await frames.rest.next()) {
     const frame = item.value;
     const rgb = { width: probe.width, height: probe.height, data: frame.data };
-    const masks = timedSync("masks", () => frameMask(rgb, frame.index, tracks, looks, pools.planes));
+    const active = {
+      lines: tracks.filter(({ track }) => track.first <= frame.index && frame.index <= track.last),
+      areas: areasAt(areas, frame.ptsSeconds),
+    };
+    let masks: ReturnType<typeof frameMask> | null = null;
+    if (active.lines.length + active.areas.length > 0) {
+      picture.offer(rgb.data);
+      masks = timedSync("masks", () => frameMask(rgb, frame.index, active, looks, pools.planes));
+      picture.measured(frame.index, masks.pixels);
+    }
+    findings.frame(frame.index, frame.ptsSeconds, masks !== null);
     window.push({
       frame: rgb,
       mask: masks?.mask ?? noText,

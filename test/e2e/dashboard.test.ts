@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeCaptionedClip, makeLongTinyClip, makeTinyClip } from "../fixtures/media";
+import { launchChromium } from "../helpers/browser";
 import {
   type CliWorkspace,
   cliWorkspace,
@@ -58,19 +59,7 @@ beforeAll(async () => {
   stack = await startStack(18847);
   workspace = await cliWorkspace(stack, "growth", 1000);
   // Playwright's launch gives every run a fresh temporary user-data-dir of its own.
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ acceptDownloads: true });
   page.setDefaultTimeout(30_000);
 });

@@ -1,4 +1,5 @@
 import type { Job } from "../../schemas/jobs";
+import { reportSummary } from "../../schemas/report-summary";
 
 const percent = (progress: number) => `${Math.round(progress * 100)}%`;
 
@@ -6,8 +7,12 @@ const percent = (progress: number) => `${Math.round(progress * 100)}%`;
 export function jobSummary(job: Job): string {
   const refund = job.credits_refunded ? ` Its ${job.credits} credits were returned.` : "";
   switch (job.status) {
-    case "succeeded":
-      return `Job ${job.id} succeeded: download the clean MP4 from result.url (valid until ${job.result?.expires_at}).`;
+    case "succeeded": {
+      const report = job.report
+        ? ` ${reportSummary(job.report)}${job.report.picture ? " A before/after picture is at report.picture.url." : ""}`
+        : "";
+      return `Job ${job.id} succeeded: download the clean MP4 from result.url (valid until ${job.result?.expires_at}).${report}`;
+    }
     case "failed":
       return `Job ${job.id} failed (${job.error?.code}: ${job.error?.message}).${refund}`;
     case "canceled":

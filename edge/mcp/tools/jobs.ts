@@ -35,7 +35,8 @@ export const getJobTool = defineTool({
   name: "get_job",
   endpoint: "GET /v1/jobs/{id}",
   description:
-    "Show one job: status, stage, progress, credits and, once succeeded, result.url (a download address valid one hour).",
+    "Show one job: status, stage, progress, credits and, once succeeded, result.url (a download address valid one hour) " +
+    "and report (the lines erased, the areas erased, the lines kept and why, what the verify stage still found, and a before/after picture).",
   input: z.strictObject({ job_id: jobId }),
   async run({ job_id }, call) {
     const job = await jobView(await findJob(call.env, call.workspace.id, job_id), call.storage);

@@ -137,7 +137,8 @@ export function markTextLine(
   return marked;
 }
 
-function fillRect(mask: Uint8Array, width: number, rect: Rect): number {
+/** Marks every pixel of `rect`; returns how many were not marked before. */
+export function fillRect(mask: Uint8Array, width: number, rect: Rect): number {
   let marked = 0;
   for (let y = rect.y0; y < rect.y1; y++) {
     for (let x = rect.x0; x < rect.x1; x++) {

@@ -1,6 +1,7 @@
 // @ts-check
 import { ApiFailure, call, putFile } from "../api.js";
 import { announce, duration, errorBox, h, integer } from "../dom.js";
+import { regionPicker } from "./regions.js";
 
 /** The types POST /uploads takes, by file extension for browsers that leave File.type empty. */
 const TYPES = { mp4: "video/mp4", mov: "video/quicktime", m4v: "video/x-m4v" };
@@ -69,7 +70,8 @@ export async function renderClean(view) {
     " ",
     progressLabel,
   );
-  const problems = h("div");
+  const areas = regionPicker();
+  const problems = h("div", { id: "problems" });
   const start = h("button", { type: "submit", disabled: true }, "Start cleaning");
 
   /** @param {File} file */
@@ -103,6 +105,7 @@ export async function renderClean(view) {
       );
       chosen = file;
       start.disabled = !enough;
+      if (enough) areas.load(file);
     } catch (error) {
       estimate.replaceChildren(errorBox(error));
     }
@@ -140,6 +143,7 @@ export async function renderClean(view) {
         "One per line, exactly as shown on screen. Leave empty to erase every caption and overlay.",
       ),
     ),
+    areas.element,
     uploadState,
     problems,
     start,
@@ -167,9 +171,11 @@ export async function renderClean(view) {
         .split("\n")
         .map((line) => line.trim())
         .filter(Boolean);
+      const regions = areas.regions();
       const job = await call("POST", "/jobs", {
         upload_id: upload.id,
         ...(lines.length ? { texts: lines } : {}),
+        ...(regions.length ? { regions } : {}),
       });
       announce(`Job started for ${file.name}.`);
       location.hash = `#/jobs/${job.id}`;

@@ -2,6 +2,7 @@
 import { call } from "../api.js";
 import { announce, duration, errorBox, h, integer, repeat, when, whileDisabled } from "../dom.js";
 import { isActive, percent, stageLabel } from "../jobs-format.js";
+import { reportSection } from "./report.js";
 
 const POLL_MS = 1500;
 
@@ -162,7 +163,8 @@ export async function renderJob(view, jobId) {
     if (job.status !== lastStatus && lastStatus) announce(`Job ${job.status}.`);
     lastStatus = job.status;
     if (isActive(job)) return true;
-    if (job.status === "succeeded" && job.result) outcome.replaceChildren(beforeAfter(job));
+    if (job.status === "succeeded" && job.result)
+      outcome.replaceChildren(beforeAfter(job), ...(job.report ? [reportSection(job.report)] : []));
     else if (job.error)
       outcome.replaceChildren(
         h("p", { class: "error", role: "alert" }, `${job.error.code}: ${job.error.message}`),
