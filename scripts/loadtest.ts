@@ -6,6 +6,7 @@
  */
 
 import {
+  fromDevProxy,
   idempotentRetriesMadeOneJob,
   ledgerAndJobs,
   noServerErrors,
@@ -129,6 +130,12 @@ async function main(): Promise<number> {
     console.log(`${WORKSPACES} workspaces, ${samples.length} requests against ${target.baseUrl}\n`);
     console.log(phaseTable(phases));
     console.log(`\n${checkList(checks)}`);
+    const proxied = samples.filter(fromDevProxy).length;
+    if (proxied > 0)
+      console.log(
+        `\n${proxied} answers came from wrangler dev's proxy, not the service (503 "Your worker restarted mid-request": ` +
+          "its connection to the worker's runtime failed); the job and credit checks above count them as nothing created.",
+      );
     return checks.every((check) => check.failures.length === 0) ? 0 : 1;
   } finally {
     await target.close();

@@ -15,6 +15,8 @@ export interface Sample {
   status: number;
   /** error.code of an error answer; "network" when no answer came. */
   code: string | null;
+  /** The start of a 5xx answer's body, so a report can say what answered it (ours or the runtime's). */
+  serverErrorText: string | null;
   latencyMs: number;
   /** X-RateLimit-Reset: which one-minute window counted the request. */
   window: string | null;
@@ -104,6 +106,14 @@ function nextCall(ctx: TrafficContext, tenant: Tenant): Call {
   return (MIX[0] as (typeof MIX)[number])[1](ctx, tenant);
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sends one call and records its answer; never throws. */
 export async function send(ctx: TrafficContext, tenant: Tenant, call: Call): Promise<Sample> {
   const started = performance.now();
@@ -118,6 +128,7 @@ export async function send(ctx: TrafficContext, tenant: Tenant, call: Call): Pro
     jobId: null,
     idempotencyKey: call.idempotencyKey ?? null,
     replayed: false,
+    serverErrorText: null,
   };
   try {
     const response = await fetch(`${ctx.baseUrl}${call.path}`, {
@@ -130,7 +141,9 @@ export async function send(ctx: TrafficContext, tenant: Tenant, call: Call): Pro
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       signal: AbortSignal.timeout(30_000),
     });
-    const body = (await response.json().catch(() => ({}))) as {
+    const text = await response.text();
+    if (response.status >= 500) sample.serverErrorText = text.slice(0, 160);
+    const body = (parseJson(text) ?? {}) as {
       id?: string;
       object?: string;
       error?: { code?: string };

@@ -266,22 +266,24 @@ describe("the adclean command line", () => {
     // Progress went to stderr, by stage.
     expect(run.stderr).toMatch(/uploading/);
     expect(run.stderr).toMatch(/^(queued|analyzing|processing)/m);
+    // The job commands on the job just made: newest in the list, read back, a cancel leaves it as it is.
+    const id = answer.job.id;
+    const list = jsonLine((await npmRun("adclean", ["jobs", "list", "--limit", "5", "--json"], env)).stdout);
+    expect(list.object).toBe("list");
+    expect(list.data[0].id).toBe(id);
+    const got = jsonLine((await npmRun("adclean", ["jobs", "get", id, "--json"], env)).stdout);
+    expect(got).toMatchObject({ id, status: "succeeded" });
+    const canceled = jsonLine((await npmRun("adclean", ["jobs", "cancel", id, "--json"], env)).stdout);
+    expect(canceled).toMatchObject({ id, status: "succeeded" }); // a finished job is left as it is
   });
 
-  it("estimates seconds and files, lists and reads jobs, shows the account", async () => {
+  it("estimates seconds and files, shows the account", async () => {
     const seconds = await npmRun("adclean", ["estimate", "61.2", "--json"], env);
     expect(seconds.code).toBe(0);
     expect(jsonLine(seconds.stdout)).toMatchObject({ object: "estimate", credits: 155 });
     const file = jsonLine((await npmRun("adclean", ["estimate", clip, "--json"], env)).stdout);
     expect(file).toMatchObject({ object: "estimate", credits: 25 });
     expect(file.duration_seconds).toBeCloseTo(2, 0);
-    const list = jsonLine((await npmRun("adclean", ["jobs", "list", "--limit", "5", "--json"], env)).stdout);
-    expect(list.object).toBe("list");
-    const id = list.data[0].id as string;
-    const got = jsonLine((await npmRun("adclean", ["jobs", "get", id, "--json"], env)).stdout);
-    expect(got).toMatchObject({ id, status: "succeeded" });
-    const canceled = jsonLine((await npmRun("adclean", ["jobs", "cancel", id, "--json"], env)).stdout);
-    expect(canceled).toMatchObject({ id, status: "succeeded" }); // a finished job is left as it is
     const account = jsonLine((await npmRun("adclean", ["account", "--json"], env)).stdout);
     expect(account).toMatchObject({ object: "account", limits: { api_access: true } });
     const human = await npmRun("adclean", ["account"], env);

@@ -71,6 +71,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// One owner's session, in order: each test goes on from the page, the job and the settings the
+// tests before it left (signed in, one uploaded job, a webhook endpoint), as a person would.
 describe("the dashboard in a browser, on the real local stack", () => {
   it("an owner made with the admin CLI signs in; a wrong password is refused", async () => {
     const owner = await admin([

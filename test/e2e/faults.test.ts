@@ -1,7 +1,7 @@
 // Faults on the real stack (`npm start`): the edge restarted mid-traffic on the same state, a
 // webhook receiver down for a while and then back, and what the stack's logs must never hold.
 // Every job ends succeeded, or failed with its credits returned; nothing is lost or charged twice.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,6 +12,7 @@ import { makeCaptionedClip } from "../fixtures/media";
 import {
   type CliWorkspace,
   cliWorkspace,
+  HELD_DOWNLOADS_ENV,
   makeStateDir,
   npmRun,
   PROJECT_ROOT,
@@ -22,7 +23,12 @@ import {
 const PORT = 18857;
 const RECEIVER_PORT = 18859;
 /** Short leases and a fast local cron, so a job cut off by the restart comes back within seconds. */
-const STACK_ENV = { LEASE_SECONDS: "6", GPU_WORKER_HEARTBEAT_MS: "1500", LOCAL_CRON_INTERVAL_MS: "2000" };
+const STACK_ENV = {
+  LEASE_SECONDS: "6",
+  GPU_WORKER_HEARTBEAT_MS: "1500",
+  LOCAL_CRON_INTERVAL_MS: "2000",
+  ...HELD_DOWNLOADS_ENV,
+};
 
 const dir = mkdtempSync(path.join(tmpdir(), "adclean-e2e-faults-"));
 const stateDir = makeStateDir();
@@ -77,6 +83,7 @@ async function start(): Promise<void> {
 
 beforeAll(async () => {
   makeCaptionedClip(path.join(dir, "ad.mp4"), 1);
+  copyFileSync(path.join(dir, "ad.mp4"), path.join(dir, "to-cancel.mp4"));
   files = await startFileServer(dir);
   await start();
   workspace = await cliWorkspace(stack, "scale", 5000);
@@ -96,9 +103,10 @@ describe("faults on the real stack", () => {
     expect(set.status).toBe(200);
     const secret = set.body.signing_secret as string;
     // Nothing listens on the receiver's port yet: the first attempt meets a refused connection.
-    const job = (await call("POST", "/v1/jobs", { video_url: `${files.url}/files/ad.mp4` }))
+    // Its download is held open by the file server: it cannot finish before the cancel.
+    const job = (await call("POST", "/v1/jobs", { video_url: `${files.url}/held-once/to-cancel.mp4` }))
       .body as unknown as Job;
-    await call("POST", `/v1/jobs/${job.id}/cancel`);
+    expect((await call("POST", `/v1/jobs/${job.id}/cancel`)).body.status).toBe("canceled");
     const eventId = await until("the job.canceled event", async () => {
       const events = (await call("GET", "/v1/events")).body.data as {
         id: string;

@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeVideoFixtures } from "../fixtures/media";
-import { cliWorkspace, type RunningStack, startStack } from "../helpers/stack";
+import { cliWorkspace, HELD_DOWNLOADS_ENV, type RunningStack, startStack } from "../helpers/stack";
 
 let stack: RunningStack;
 let files: FileServer;
@@ -50,7 +50,7 @@ async function rest(route: string, method = "GET") {
 beforeAll(async () => {
   makeVideoFixtures(dir);
   files = await startFileServer(dir);
-  stack = await startStack(18807);
+  stack = await startStack(18807, HELD_DOWNLOADS_ENV);
   key = await createWorkspace("growth");
 });
 
@@ -88,7 +88,8 @@ describe("the MCP server on the real local stack", () => {
     expect(estimate.data).toMatchObject({ object: "estimate", credits: 155, label: "1 min 2 s" });
     expect(estimate.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("155 credits") });
 
-    const created = await call(client, "create_job", { video_url: `${files.url}/files/clip.mp4` });
+    // The worker's download of this address is held open: the job cannot finish before the cancel.
+    const created = await call(client, "create_job", { video_url: `${files.url}/held-once/clip.mp4` });
     expect(created.isError).toBeFalsy();
     expect(created.data).toMatchObject({ object: "job", status: "queued", source: "mcp", credits: 25 });
     const jobId = created.data.id as string;

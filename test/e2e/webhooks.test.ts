@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../edge/webhooks/signature";
 import { type FileServer, startFileServer } from "../fixtures/file-server";
 import { makeVideoFixtures } from "../fixtures/media";
-import { cliWorkspace, type RunningStack, startStack } from "../helpers/stack";
+import { cliWorkspace, HELD_DOWNLOADS_ENV, type RunningStack, startStack } from "../helpers/stack";
 
 let stack: RunningStack;
 let files: FileServer;
@@ -41,7 +41,7 @@ async function receivedEvents(
 beforeAll(async () => {
   makeVideoFixtures(dir);
   files = await startFileServer(dir);
-  stack = await startStack(18817);
+  stack = await startStack(18817, HELD_DOWNLOADS_ENV);
   workspace = await cliWorkspace(stack, "growth", 1000);
 });
 
@@ -54,7 +54,8 @@ afterAll(async () => {
 describe("webhooks on the real local stack", () => {
   it("a receiver on 127.0.0.1 gets job.canceled and job.succeeded, each signed with the workspace's secret", async () => {
     await call("PUT", "/v1/webhook_endpoint", { url: `${files.url}/hook/ok/e2e` });
-    const toCancel = await call("POST", "/v1/jobs", { video_url: `${files.url}/files/clip.mp4` });
+    // Its download is held open by the file server: it cannot finish before the cancel.
+    const toCancel = await call("POST", "/v1/jobs", { video_url: `${files.url}/held-once/clip.mp4` });
     await call("POST", `/v1/jobs/${toCancel.id}/cancel`);
     // The stack's own GPU worker cleans this one.
     const toFinish = await call("POST", "/v1/jobs", { video_url: `${files.url}/files/clip.mp4` });

@@ -24,6 +24,13 @@ export interface StackOptions {
   stateDir?: string;
 }
 
+/**
+ * For stacks whose tests hold a worker's download open (the file server's /held-once/): the worker's
+ * minimum-rate check looks at 10-minute windows, so a held download stays held longer than any test
+ * runs, and a job behind it in the one worker slot provably waits in the queue.
+ */
+export const HELD_DOWNLOADS_ENV = { GPU_WORKER_DOWNLOAD_RATE_WINDOW_MS: "600000" };
+
 export const makeStateDir = () => mkdtempSync(path.join(tmpdir(), "adclean-state-"));
 
 /**
