@@ -2127,7 +2127,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
-            /** @description Areas to erase whole over their span, without reading, together with what the automatic reading (or `texts`) finds. Fractions of the frame; seconds of the video. The price does not change. */
+            /** @description Up to 20 areas to erase whole, without reading (a logo, a sticker, a watermark): x, y, width, height as fractions of the frame (0 to 1), optional start_seconds / end_seconds; what the reading finds is erased too */
             regions?: components["schemas"]["Region"][];
         };
         Region: {
