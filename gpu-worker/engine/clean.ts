@@ -1,7 +1,8 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
 import { type FramePools, fillFrame, framePools, type PreviousFill } from "./fill";
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
-import type { Rect } from "./fill/types";
+import type { SizedRect } from "./geometry";
+
 import type { BufferPool } from "./media/buffer-pool";
 import { decodeFrames, type Frame, type FrameSink, openEncoder } from "./media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
@@ -230,7 +231,7 @@ async function cleaningPass(
     }
     const fill = {
       windowRadius: radius,
-      motion: (to: number, roi: Rect) => chain.between(window, center, to, roi),
+      motion: (to: number, roi: SizedRect) => chain.between(window, center, to, roi),
       pools,
     };
     let result = await timed("fill", () => fillFrame(window, center, previous, fill));

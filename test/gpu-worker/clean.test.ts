@@ -7,8 +7,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rgbFrames } from "../../bench/raw-frames";
 import { cleanVideo, windowRadius } from "../../gpu-worker/engine/clean";
+import type { SizedRect } from "../../gpu-worker/engine/geometry";
 import { probeVideo } from "../../gpu-worker/engine/media/probe";
-import { createOcrEngine, type OcrEngine, type Rect, type RgbFrame } from "../../gpu-worker/engine/ocr/ocr";
+import { createOcrEngine, type OcrEngine, type RgbFrame } from "../../gpu-worker/engine/ocr/ocr";
 import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
 import { editDistance } from "../helpers/edit-distance";
 import { ffmpegChildren } from "../helpers/ffmpeg-children";
@@ -95,7 +96,7 @@ async function makeClip(file: string, seconds: number, captions: Array<[Caption,
 }
 
 /** Where a caption lies: its letters, outline and box drawn alone in white on black, grown by the margin. */
-async function captionArea(caption: Caption): Promise<Rect> {
+async function captionArea(caption: Caption): Promise<SizedRect> {
   const data = await ffmpeg([
     ...["-f", "lavfi", "-i", `color=black:s=${WIDTH}x${HEIGHT},${drawtext(caption, [0, 0], "white")}`],
     ...["-frames:v", "1", "-pix_fmt", "gray", "-f", "rawvideo", "-"],
@@ -122,10 +123,10 @@ async function captionArea(caption: Caption): Promise<Rect> {
   };
 }
 
-const inside = (area: Rect, x: number, y: number) =>
+const inside = (area: SizedRect, x: number, y: number) =>
   x >= area.x && x < area.x + area.width && y >= area.y && y < area.y + area.height;
 
-const overlaps = (a: Rect, b: Rect) =>
+const overlaps = (a: SizedRect, b: SizedRect) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 /** Sum of squared differences and sample count of two RGB frames, over the pixels `counts` takes. */
@@ -181,7 +182,7 @@ async function audioPacketsMd5(file: string): Promise<string> {
 }
 
 /** Lines read in an area of the frame (the detector's boxes that overlap it, recognised). */
-async function linesIn(ocr: OcrEngine, frame: RgbFrame, area: Rect): Promise<string[]> {
+async function linesIn(ocr: OcrEngine, frame: RgbFrame, area: SizedRect): Promise<string[]> {
   const [boxes = []] = await ocr.detect([frame]);
   const there = boxes.filter((box) => overlaps(box.box, area));
   return (await ocr.recognize(frame, there)).map((line) => line.text);
@@ -215,7 +216,7 @@ afterAll(async () => {
 
 describe("cleanVideo on a panning clip with a caption", () => {
   let summary: Awaited<ReturnType<typeof cleanVideo>>;
-  let area: Rect;
+  let area: SizedRect;
 
   beforeAll(async () => {
     area = await captionArea(SALE);
@@ -368,7 +369,7 @@ describe("cleanVideo with texts", () => {
       file("two-captions-clean.mp4"),
     )) {
       if (index % 10 !== 5) continue;
-      const read = (data: Uint8Array, area: Rect) => linesIn(ocr, { ...SIZE, data }, area);
+      const read = (data: Uint8Array, area: SizedRect) => linesIn(ocr, { ...SIZE, data }, area);
       expect(normalise((await read(before, top)).join("")), `frame ${index} of the input`).toBe("WAITFORIT");
       // The fractal beside the hook may yield a stray letter; no word of the hook may remain.
       const left = normalise((await read(after, top)).join(""));

@@ -8,12 +8,12 @@ import {
   inpaintSpatial,
   type MaskedFrame,
   type PreviousFill,
-  type Rect,
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 import { maskExtent } from "../../gpu-worker/engine/fill/regions";
 import { boxIsMasked, fullTiles } from "../../gpu-worker/engine/fill/tiles";
+import type { SizedRect } from "../../gpu-worker/engine/geometry";
 
 const MANDELBROT = "mandelbrot=size=1280x720:rate=25:start_scale=3:end_scale=3";
 
@@ -184,7 +184,7 @@ async function fillSequence(
   let previous: PreviousFill | undefined;
   const indexed = window.map((item, index) => ({ ...item, index }));
   for (let center = first; center <= last; center += 1) {
-    const motion = chain && ((to: number, roi: Rect) => chain.between(indexed, center, to, roi));
+    const motion = chain && ((to: number, roi: SizedRect) => chain.between(indexed, center, to, roi));
     const result = await fillFrame(window, center, previous, { windowRadius, ...(motion ? { motion } : {}) });
     results.push(result);
     previous = { frame: result.frame, filledMask: result.synthesized };

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SizedRect } from "../../gpu-worker/engine/geometry";
 import {
   cudaProviderInstalled,
   findModel,
@@ -17,7 +18,6 @@ import {
 import {
   createOcrEngine,
   type OcrEngine,
-  type Rect,
   type RgbFrame,
   readText,
   type TextBox,
@@ -86,7 +86,7 @@ async function renderFrame(
 }
 
 /** Where drawtext puts a caption: the bright pixels of the same caption drawn alone on black. */
-async function captionRect(width: number, height: number, caption: Caption): Promise<Rect> {
+async function captionRect(width: number, height: number, caption: Caption): Promise<SizedRect> {
   const frame = await renderFrame(width, height, BLACK, [caption], 0);
   let [left, top, right, bottom] = [width, height, -1, -1];
   for (let y = 0; y < height; y++) {
@@ -105,13 +105,13 @@ async function captionRect(width: number, height: number, caption: Caption): Pro
   return { x: left, y: top, width: right - left + 1, height: bottom - top + 1 };
 }
 
-function overlapArea(a: Rect, b: Rect): number {
+function overlapArea(a: SizedRect, b: SizedRect): number {
   const overlapWidth = Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x));
   const overlapHeight = Math.max(0, Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y));
   return overlapWidth * overlapHeight;
 }
 
-function iou(a: Rect, b: Rect): number {
+function iou(a: SizedRect, b: SizedRect): number {
   const overlap = overlapArea(a, b);
   return overlap / (a.width * a.height + b.width * b.height - overlap);
 }

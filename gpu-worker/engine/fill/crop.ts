@@ -1,5 +1,6 @@
+import type { SizedRect } from "../geometry";
 import { loadOpenCv, type OpenCv, release } from "./opencv";
-import type { Rect, RgbFrame } from "./types";
+import type { RgbFrame } from "./types";
 
 /**
  * Where a masked pixel's fill came from; `carriedFill`: a synthesised fill kept from the previous
@@ -18,7 +19,7 @@ export function isSynthesised(source: number): boolean {
  * is from the mask's edge (inside and outside), and the fill chosen so far for the masked pixels.
  */
 export interface CropWork {
-  rect: Rect;
+  rect: SizedRect;
   /** The centre frame the crop is cut from. */
   frame: RgbFrame;
   /** 1 where the text mask is set, per crop pixel. */
@@ -35,7 +36,7 @@ export interface CropWork {
   fill: Float32Array;
 }
 
-export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: Rect): Promise<CropWork> {
+export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRect): Promise<CropWork> {
   const { cv } = await loadOpenCv();
   const size = rect.width * rect.height;
   const masked = new Uint8Array(size);
@@ -62,7 +63,7 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: Rect): P
 }
 
 /** Euclidean distance from each pixel not equal to `target` to the nearest pixel equal to it. */
-function distanceTo(cv: OpenCv, masked: Uint8Array, rect: Rect, target: 0 | 1): Float32Array {
+function distanceTo(cv: OpenCv, masked: Uint8Array, rect: SizedRect, target: 0 | 1): Float32Array {
   const input = new cv.Mat(rect.height, rect.width, cv.CV_8UC1);
   const distance = new cv.Mat();
   try {

@@ -1,3 +1,4 @@
+import type { SizedRect } from "../geometry";
 import { BufferPool } from "../media/buffer-pool";
 import { fuseSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
@@ -14,14 +15,7 @@ import {
   mayShowUnfilled,
   type WeightedSource,
 } from "./temporal";
-import {
-  type FillOptions,
-  type Homography,
-  IDENTITY,
-  type MaskedFrame,
-  type Rect,
-  type RgbFrame,
-} from "./types";
+import { type FillOptions, type Homography, IDENTITY, type MaskedFrame, type RgbFrame } from "./types";
 
 export interface FillFrameOptions extends FillOptions {
   /** Context around the crops in which camera motion is estimated, in pixels. */
@@ -39,7 +33,7 @@ export interface FillFrameOptions extends FillOptions {
    * The camera motion from the centre frame to window[index] within `roi`; the previous output is
    * then taken to be window[center - 1]. By default each neighbour's motion is estimated here.
    */
-  motion?: (index: number, roi: Rect) => Promise<Homography | undefined>;
+  motion?: (index: number, roi: SizedRect) => Promise<Homography | undefined>;
   /** Where the result's frame and plane buffers come from (the caller gives them back); default: new ones. */
   pools?: FramePools;
 }
@@ -62,7 +56,7 @@ export interface FillResult {
   /** Masked pixels no neighbour showed, carried over from the previous output. */
   carried: number;
   /** The native-resolution crops the fill worked on; no pixel outside them is written. */
-  regions: Rect[];
+  regions: SizedRect[];
   /** 255 where the output was synthesised rather than seen in some frame: the next call's `filledMask`. */
   synthesized: Uint8Array;
 }

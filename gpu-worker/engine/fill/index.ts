@@ -2,4 +2,4 @@ export { type FillFrameOptions, type FillResult, type FramePools, fillFrame, fra
 export { fillRegions } from "./regions";
 export { type InpaintMethod, type InpaintOptions, inpaintSpatial } from "./spatial";
 export type { PreviousFill } from "./stabilise";
-export type { FillOptions, Homography, MaskedFrame, Rect, RgbFrame } from "./types";
+export type { FillOptions, Homography, MaskedFrame, RgbFrame } from "./types";

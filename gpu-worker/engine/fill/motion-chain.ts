@@ -1,6 +1,7 @@
+import type { SizedRect } from "../geometry";
 import { timed } from "../stage-clock";
 import { type GreyRegion, greyRegion, MotionEstimator } from "./motion";
-import { type Homography, IDENTITY, type MaskedFrame, type Rect } from "./types";
+import { type Homography, IDENTITY, type MaskedFrame } from "./types";
 
 /** A window frame with its place in the video. */
 export interface IndexedFrame extends MaskedFrame {
@@ -59,7 +60,7 @@ export class MotionChain {
     window: IndexedFrame[],
     from: number,
     to: number,
-    roi: Rect,
+    roi: SizedRect,
   ): Promise<Homography | undefined> {
     let motion: Homography = IDENTITY;
     for (let at = from; at < to; at += 1) {
@@ -81,7 +82,7 @@ export class MotionChain {
     for (const key of this.steps.keys()) if (key < index) this.steps.delete(key);
   }
 
-  private async step(window: IndexedFrame[], at: number, roi: Rect): Promise<Homography | undefined> {
+  private async step(window: IndexedFrame[], at: number, roi: SizedRect): Promise<Homography | undefined> {
     const from = window[at];
     const to = window[at + 1];
     if (!from || !to) return undefined;
@@ -90,7 +91,11 @@ export class MotionChain {
     return timed("motion", () => this.measure(from, to, roi));
   }
 
-  private async measure(from: IndexedFrame, to: IndexedFrame, roi: Rect): Promise<Homography | undefined> {
+  private async measure(
+    from: IndexedFrame,
+    to: IndexedFrame,
+    roi: SizedRect,
+  ): Promise<Homography | undefined> {
     const last = this.lastTarget;
     const fromGrey =
       last?.index === from.index && sameRect(last.grey.roi, roi) ? last.grey : greyRegion(from.frame, roi);
@@ -107,6 +112,6 @@ export class MotionChain {
   }
 }
 
-function sameRect(a: Rect, b: Rect): boolean {
+function sameRect(a: SizedRect, b: SizedRect): boolean {
   return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 }

@@ -1,6 +1,7 @@
+import type { SizedRect } from "../geometry";
 import { loadOpenCv, type OpenCv, release } from "./opencv";
 import { type Profiles, profileShift, profilesOf } from "./profile-shift";
-import type { Homography, Rect, RgbFrame } from "./types";
+import type { Homography, RgbFrame } from "./types";
 
 type Mat = InstanceType<OpenCv["Mat"]>;
 
@@ -28,7 +29,7 @@ const MAX_PROFILE_SHIFT = 32;
 export class MotionEstimator {
   private constructor(
     private readonly cv: OpenCv,
-    private readonly roi: Rect,
+    private readonly roi: SizedRect,
     private readonly grey: Mat,
     private readonly corners: Mat,
     private readonly usable: Mat,
@@ -38,7 +39,11 @@ export class MotionEstimator {
   private profiles?: Profiles;
 
   /** `frame` may be given as its luma over `roi` (greyRegion), to reuse one computed before. */
-  static async create(frame: RgbFrame | GreyRegion, mask: Uint8Array, roi: Rect): Promise<MotionEstimator> {
+  static async create(
+    frame: RgbFrame | GreyRegion,
+    mask: Uint8Array,
+    roi: SizedRect,
+  ): Promise<MotionEstimator> {
     const { cv } = await loadOpenCv();
     const grey = greyMat(cv, frame, roi);
     const usable = clearOfMask(cv, mask, frame.width, roi);
@@ -193,11 +198,11 @@ export interface GreyRegion {
   /** The whole frame's size, as RgbFrame's. */
   width: number;
   height: number;
-  roi: Rect;
+  roi: SizedRect;
   grey: Uint8Array;
 }
 
-export function greyRegion(frame: RgbFrame, roi: Rect): GreyRegion {
+export function greyRegion(frame: RgbFrame, roi: SizedRect): GreyRegion {
   const grey = new Uint8Array(roi.width * roi.height);
   const data = frame.data;
   for (let y = 0; y < roi.height; y += 1) {
@@ -212,7 +217,7 @@ export function greyRegion(frame: RgbFrame, roi: Rect): GreyRegion {
   return { width: frame.width, height: frame.height, roi, grey };
 }
 
-function greyMat(cv: OpenCv, frame: RgbFrame | GreyRegion, roi: Rect): Mat {
+function greyMat(cv: OpenCv, frame: RgbFrame | GreyRegion, roi: SizedRect): Mat {
   const region = "grey" in frame ? frame : greyRegion(frame, roi);
   const { x, y, width, height } = region.roi;
   if (x !== roi.x || y !== roi.y || width !== roi.width || height !== roi.height) {
@@ -224,7 +229,7 @@ function greyMat(cv: OpenCv, frame: RgbFrame | GreyRegion, roi: Rect): Mat {
 }
 
 /** 255 where corners may be taken: unmasked and at least MASK_CLEARANCE pixels from the mask. */
-function clearOfMask(cv: OpenCv, mask: Uint8Array, width: number, roi: Rect): Mat {
+function clearOfMask(cv: OpenCv, mask: Uint8Array, width: number, roi: SizedRect): Mat {
   const masked = new cv.Mat(roi.height, roi.width, cv.CV_8UC1);
   const out = masked.data;
   for (let y = 0; y < roi.height; y += 1) {

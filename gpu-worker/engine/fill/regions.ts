@@ -1,5 +1,5 @@
+import type { SizedRect } from "../geometry";
 import { loadOpenCv, release } from "./opencv";
-import type { Rect } from "./types";
 
 /**
  * The crops the fill works on: each connected part of the mask, grown by `margin` and clipped to the
@@ -20,7 +20,7 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
       maskMat.data.set(mask.subarray(start, start + bounds.width), y * bounds.width);
     }
     const count = cv.connectedComponentsWithStats(maskMat, labels, stats, centroids, 8, cv.CV_32S);
-    const grown: Rect[] = [];
+    const grown: SizedRect[] = [];
     // Label 0 is the unmasked background.
     for (let label = 1; label < count; label += 1) {
       const [left = 0, top = 0, w = 0, h = 0] = stats.data32S.subarray(label * 5, label * 5 + 4);
@@ -35,12 +35,12 @@ export async function fillRegions(mask: Uint8Array, width: number, height: numbe
 }
 
 /** The frame pixel (row-major index in a frame `frameWidth` wide) at index `i` of a crop over `rect`. */
-export function framePixel(rect: Rect, frameWidth: number, i: number): number {
+export function framePixel(rect: SizedRect, frameWidth: number, i: number): number {
   return (rect.y + Math.floor(i / rect.width)) * frameWidth + rect.x + (i % rect.width);
 }
 
 /** The smallest rectangle holding every set pixel of the mask; null when none is set. */
-export function maskExtent(mask: Uint8Array, width: number, height: number): Rect | null {
+export function maskExtent(mask: Uint8Array, width: number, height: number): SizedRect | null {
   const first = firstSet(mask, 1);
   if (first < 0) return null;
   const top = Math.floor(first / width);
@@ -73,11 +73,11 @@ function firstSet(mask: Uint8Array, direction: 1 | -1): number {
   return -1;
 }
 
-export function grow(rect: Rect, by: number): Rect {
+export function grow(rect: SizedRect, by: number): SizedRect {
   return { x: rect.x - by, y: rect.y - by, width: rect.width + 2 * by, height: rect.height + 2 * by };
 }
 
-export function clip(rect: Rect, width: number, height: number): Rect {
+export function clip(rect: SizedRect, width: number, height: number): SizedRect {
   const x = Math.max(0, rect.x);
   const y = Math.max(0, rect.y);
   return {
@@ -88,7 +88,7 @@ export function clip(rect: Rect, width: number, height: number): Rect {
   };
 }
 
-export function union(a: Rect, b: Rect): Rect {
+export function union(a: SizedRect, b: SizedRect): SizedRect {
   const x = Math.min(a.x, b.x);
   const y = Math.min(a.y, b.y);
   const right = Math.max(a.x + a.width, b.x + b.width);
@@ -96,16 +96,16 @@ export function union(a: Rect, b: Rect): Rect {
   return { x, y, width: right - x, height: bottom - y };
 }
 
-function touches(a: Rect, b: Rect): boolean {
+function touches(a: SizedRect, b: SizedRect): boolean {
   return a.x <= b.x + b.width && b.x <= a.x + a.width && a.y <= b.y + b.height && b.y <= a.y + a.height;
 }
 
-function mergeTouching(rects: Rect[]): Rect[] {
+function mergeTouching(rects: SizedRect[]): SizedRect[] {
   const merged = [...rects];
   for (let i = 0; i < merged.length; i += 1) {
     for (let j = i + 1; j < merged.length; j += 1) {
-      const a = merged[i] as Rect;
-      const b = merged[j] as Rect;
+      const a = merged[i] as SizedRect;
+      const b = merged[j] as SizedRect;
       if (!touches(a, b)) continue;
       merged[i] = union(a, b);
       merged.splice(j, 1);

@@ -1,4 +1,5 @@
-import type { Homography, Rect, RgbFrame } from "./types";
+import type { SizedRect } from "../geometry";
+import type { Homography, RgbFrame } from "./types";
 
 /** Taps with less weight than this are ignored, so integer shifts never read the pixel beside. */
 const NEGLIGIBLE = 1e-3;
@@ -83,7 +84,7 @@ export function sampleBicubic(
 const STATIC_MOTION = 0.25;
 
 /** Whether the motion moves no corner of `rect` by more than STATIC_MOTION. */
-export function isStatic(motion: Homography, rect: Rect): boolean {
+export function isStatic(motion: Homography, rect: SizedRect): boolean {
   const point = { x: 0, y: 0 };
   for (const [x, y] of [
     [rect.x, rect.y],

@@ -29,14 +29,6 @@ export interface FillOptions {
   margin?: number;
 }
 
-/** An axis-aligned rectangle in frame pixels; x, y inclusive, width and height in pixels. */
-export interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
 /** A row-major 3x3 homography mapping pixel (x, y) of one frame to the matching point of another. */
 export type Homography = readonly [number, number, number, number, number, number, number, number, number];
 

@@ -1,4 +1,5 @@
-import type { Point, Rect } from "./types";
+import type { SizedRect } from "../geometry";
+import type { Point } from "./types";
 
 /** Convex hull by Andrew's monotone chain; collinear points are dropped. */
 export function convexHull(points: Point[]): Point[] {
@@ -93,7 +94,7 @@ function unit(from: Point, to: Point, fallback: Point): Point {
 }
 
 /** Integer rectangle covering the points. */
-export function boundingRect(points: Point[]): Rect {
+export function boundingRect(points: Point[]): SizedRect {
   const xs = points.map((p) => p[0]);
   const ys = points.map((p) => p[1]);
   const x = Math.floor(Math.min(...xs));

@@ -11,7 +11,6 @@ export type {
   ExecutionProvider,
   OcrEngine,
   Point,
-  Rect,
   RgbFrame,
   TextBox,
   TextLine,

@@ -1,3 +1,4 @@
+import type { SizedRect } from "../geometry";
 /** One decoded video frame, RGB24 packed row by row (width * height * 3 bytes). */
 export interface RgbFrame {
   width: number;
@@ -7,17 +8,10 @@ export interface RgbFrame {
 
 export type Point = [number, number];
 
-export interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
 /** A detected text region in frame pixels: 4 corners clockwise from top-left, and its bounding rectangle. */
 export interface TextBox {
   points: Point[];
-  box: Rect;
+  box: SizedRect;
   score: number;
 }
 

@@ -1,4 +1,5 @@
 import { MotionEstimator } from "../fill/motion";
+import type { SizedRect } from "../geometry";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
 import type { OcrEngine, RgbFrame, TextLine } from "../ocr/ocr";
@@ -6,7 +7,7 @@ import { timed } from "../stage-clock";
 import { isSceneText, type Motion, project } from "./classify";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
-import { type Box, boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
+import { boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
 
 /**
  * Text is read on frames at most this big (long side): captions stay 15 pixels or taller, and the
@@ -170,7 +171,7 @@ async function cameraMotion(from: ReadFrame, to: ReadFrame): Promise<Motion | un
 }
 
 /** The box a box becomes under a motion (the bounding box of its moved corners). */
-function movedBox(box: Box, motion: Motion): Box {
+function movedBox(box: SizedRect, motion: Motion): SizedRect {
   const corners = [
     project(motion, box.x, box.y),
     project(motion, box.x + box.width, box.y),
@@ -370,7 +371,7 @@ const readable = (track: Track) => track.detections.some((d) => normaliseText(d.
 /** Same text row (vertical overlap) and close sideways, at the same time: a piece of one line. */
 function partOf(piece: Track, line: Track): boolean {
   if (piece.last < line.first || line.last < piece.first) return false;
-  const a = piece.detections[0]?.box as Box;
+  const a = piece.detections[0]?.box as SizedRect;
   const b = boxAt(line, Math.max(piece.first, line.first));
   const vertical = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
   const gap = Math.max(a.x - (b.x + b.width), b.x - (a.x + a.width), 0);

@@ -1,9 +1,9 @@
 import type { Region } from "../../../contract/worker-api";
-import type { Rect } from "./image";
+import type { EdgeRect } from "../geometry";
 
 /** A customer's area in frame pixels, with the span it is erased over (seconds of the video). */
 export interface FrameArea {
-  rect: Rect;
+  rect: EdgeRect;
   startSeconds: number;
   /** Infinity: to the last frame. */
   endSeconds: number;

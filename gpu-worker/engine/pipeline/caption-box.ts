@@ -1,11 +1,11 @@
+import type { EdgeRect, SizedRect } from "../geometry";
 /**
  * A caption's own box (a shaded band or a solid tag behind the words), which is part of the overlay:
  * found by its four edges, and remembered across the frames of a line, with how much of the picture
  * a see-through box lets through.
  */
-import { type Rect, type RgbImage, union } from "./image";
+import { type RgbImage, union } from "./image";
 import { estimateSeeThrough, type SeeThrough } from "./see-through";
-import type { Box } from "./tracks";
 
 const LUMA = [0.299, 0.587, 0.114] as const;
 
@@ -222,7 +222,7 @@ function withAccentBar(
  * that reach well past their words, up to the frame's borders). A side or the bottom that runs into
  * the frame's border is the border. Returns the box, which is part of the overlay, or null.
  */
-export function shadedBox(image: RgbImage, box: Box, rect: Rect): Rect | null {
+export function shadedBox(image: RgbImage, box: SizedRect, rect: EdgeRect): EdgeRect | null {
   // Boxes pad more sideways than above and below, and a line may be read as several boxes.
   const reach = Math.round(box.height * 1.5);
   const sideways = Math.round(box.height * 3);
@@ -260,8 +260,8 @@ export function shadedBox(image: RgbImage, box: Box, rect: Rect): Rect | null {
  */
 export interface LineLook {
   /** The union of the boxes found so far, placed as if the text were read at `text`. */
-  box?: Rect;
-  text?: Rect;
+  box?: EdgeRect;
+  text?: EdgeRect;
   found: number;
   checks: number;
   /** Frames of the line marked so far. */
@@ -300,7 +300,7 @@ function textShift(then0: number, then1: number, now0: number, now1: number): nu
 }
 
 /** The remembered box moved with the text (a sliding line), or left in place when the text did not move. */
-function placedBox(look: LineLook, textRect: Rect, image: RgbImage): Rect | null {
+function placedBox(look: LineLook, textRect: EdgeRect, image: RgbImage): EdgeRect | null {
   const { box, text } = look;
   if (!box || !text) return null;
   // A band across the whole frame stays where it is while its text runs along it (a ticker).
@@ -316,7 +316,12 @@ function placedBox(look: LineLook, textRect: Rect, image: RgbImage): Rect | null
 }
 
 /** The line's box on this frame: searched for until found twice (or never in the first frames), then remembered. */
-export function rememberedBox(image: RgbImage, box: Box, textRect: Rect, look: LineLook): Rect | null {
+export function rememberedBox(
+  image: RgbImage,
+  box: SizedRect,
+  textRect: EdgeRect,
+  look: LineLook,
+): EdgeRect | null {
   look.frames++;
   const seemsBoxless = look.found === 0 && look.checks >= BOX_CHECKS;
   const searching = look.found < 2 && (!seemsBoxless || look.frames % BOX_CHECKS === 0);
@@ -341,8 +346,8 @@ const SEE_THROUGH_SAMPLES = 3;
  */
 export function lineSeeThrough(
   image: RgbImage,
-  shaded: Rect,
-  textRect: Rect,
+  shaded: EdgeRect,
+  textRect: EdgeRect,
   look: LineLook,
 ): SeeThrough | null {
   if (look.seeThrough !== undefined) return look.seeThrough;

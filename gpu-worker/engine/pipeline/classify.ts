@@ -1,4 +1,5 @@
-import type { Box, Detection, Track } from "./tracks";
+import type { SizedRect } from "../geometry";
+import type { Detection, Track } from "./tracks";
 
 /** A 3x3 homography, row-major: how the background moved from one sampled frame to the next. */
 export type Motion = readonly number[];
@@ -12,7 +13,7 @@ export function project(h: Motion, x: number, y: number): [number, number] {
   ];
 }
 
-const centre = (box: Box): [number, number] => [box.x + box.width / 2, box.y + box.height / 2];
+const centre = (box: SizedRect): [number, number] => [box.x + box.width / 2, box.y + box.height / 2];
 
 /**
  * Overlay or scene text? Text filmed in the scene (a sign, a label) moves the way the background

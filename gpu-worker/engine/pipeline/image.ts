@@ -1,3 +1,4 @@
+import type { EdgeRect } from "../geometry";
 /** An RGB24 frame or crop in memory. */
 export interface RgbImage {
   width: number;
@@ -5,25 +6,17 @@ export interface RgbImage {
   data: Uint8Array;
 }
 
-/** A rectangle of whole pixels: x0, y0 inclusive, x1, y1 exclusive. */
-export interface Rect {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
-
-export function contains(rect: Rect, x: number, y: number): boolean {
+export function contains(rect: EdgeRect, x: number, y: number): boolean {
   return x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1;
 }
 
 /** The rectangle shrunk by `by` pixels on every side (grown for a negative `by`). */
-export function inset(rect: Rect, by: number): Rect {
+export function inset(rect: EdgeRect, by: number): EdgeRect {
   return { x0: rect.x0 + by, y0: rect.y0 + by, x1: rect.x1 - by, y1: rect.y1 - by };
 }
 
 /** The smallest rectangle holding both. */
-export function union(a: Rect, b: Rect): Rect {
+export function union(a: EdgeRect, b: EdgeRect): EdgeRect {
   return {
     x0: Math.min(a.x0, b.x0),
     y0: Math.min(a.y0, b.y0),

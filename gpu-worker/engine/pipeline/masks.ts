@@ -1,10 +1,10 @@
+import type { EdgeRect, SizedRect } from "../geometry";
 import { type LineLook, lineSeeThrough, rememberedBox, shadedBox } from "./caption-box";
 import { dilate } from "./dilate";
-import { ColourHistogram, contains, type Rect, type RgbImage } from "./image";
+import { ColourHistogram, contains, type RgbImage } from "./image";
 import { seeThroughBox } from "./see-through";
-import type { Box } from "./tracks";
 
-function clampRect(box: Box, pad: number, width: number, height: number): Rect {
+function clampRect(box: SizedRect, pad: number, width: number, height: number): EdgeRect {
   return {
     x0: Math.max(0, Math.floor(box.x - pad)),
     y0: Math.max(0, Math.floor(box.y - pad)),
@@ -14,7 +14,7 @@ function clampRect(box: Box, pad: number, width: number, height: number): Rect {
 }
 
 /** Per-channel median of the pixels of `area` that lie outside `hole`. */
-function ringMedian(image: RgbImage, area: Rect, hole: Rect): [number, number, number] {
+function ringMedian(image: RgbImage, area: EdgeRect, hole: EdgeRect): [number, number, number] {
   const colours = new ColourHistogram();
   for (let y = area.y0; y < area.y1; y++) {
     for (let x = area.x0; x < area.x1; x++) {
@@ -27,7 +27,7 @@ function ringMedian(image: RgbImage, area: Rect, hole: Rect): [number, number, n
 }
 
 /** Pixels the glyphs are grown by to take their outline, shadow and anti-aliased edge. */
-function glyphGrowth(box: Box): number {
+function glyphGrowth(box: SizedRect): number {
   return Math.max(2, Math.round(box.height * 0.12));
 }
 
@@ -36,7 +36,7 @@ function glyphGrowth(box: Box): number {
  * box could not have made), edge and outline included, so only their faint rim is left: a third of
  * the growth above. More would hand the picture behind them, which the box shows, to inpainting.
  */
-function seeThroughLetterGrowth(box: Box): number {
+function seeThroughLetterGrowth(box: SizedRect): number {
   return Math.max(2, Math.round(box.height * 0.04));
 }
 
@@ -78,7 +78,7 @@ const MIN_GLYPH_CONTRAST = 28;
  */
 export function markTextLine(
   image: RgbImage,
-  box: Box,
+  box: SizedRect,
   mask: Uint8Array,
   look?: LineLook,
   behind?: () => Uint8Array,
@@ -138,7 +138,7 @@ export function markTextLine(
 }
 
 /** Marks every pixel of `rect`; returns how many were not marked before. */
-export function fillRect(mask: Uint8Array, width: number, rect: Rect): number {
+export function fillRect(mask: Uint8Array, width: number, rect: EdgeRect): number {
   let marked = 0;
   for (let y = rect.y0; y < rect.y1; y++) {
     for (let x = rect.x0; x < rect.x1; x++) {

@@ -1,7 +1,8 @@
 import { type CleanReport, MAX_REPORT_ENTRIES } from "../../../contract/report";
 import type { Region } from "../../../contract/worker-api";
+import type { SizedRect } from "../geometry";
 import type { TextTrack } from "./analyse";
-import type { Box, Track } from "./tracks";
+import type { Track } from "./tracks";
 
 type ReportBox = CleanReport["lines_erased"][number]["box"];
 
@@ -31,7 +32,7 @@ export class ReportCollector {
   }
 
   /** Text the verify stage read on the cleaned frame at `ptsSeconds`, after its second try. */
-  foundAfterCleaning(ptsSeconds: number, boxes: readonly Box[]): void {
+  foundAfterCleaning(ptsSeconds: number, boxes: readonly SizedRect[]): void {
     for (const box of boxes) {
       if (this.stillFound.length >= MAX_REPORT_ENTRIES) return;
       this.stillFound.push({ at_seconds: rounded(ptsSeconds), box: this.fractions(box) });
@@ -74,7 +75,7 @@ export class ReportCollector {
     return this.times[index] ?? index * this.frameSeconds;
   }
 
-  private fractions(box: Box): ReportBox {
+  private fractions(box: SizedRect): ReportBox {
     const { width, height } = this.size;
     const x = share(box.x / width);
     const y = share(box.y / height);
@@ -88,7 +89,7 @@ export class ReportCollector {
 }
 
 /** The box around every place the line was read. */
-function trackBox(track: Track): Box {
+function trackBox(track: Track): SizedRect {
   const boxes = track.detections.map((d) => d.box);
   const x = Math.max(0, Math.min(...boxes.map((b) => b.x)));
   const y = Math.max(0, Math.min(...boxes.map((b) => b.y)));

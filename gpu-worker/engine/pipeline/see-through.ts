@@ -1,5 +1,6 @@
+import type { EdgeRect } from "../geometry";
 import { dilate } from "./dilate";
-import { ColourHistogram, contains, inset, type Rect, type RgbImage } from "./image";
+import { ColourHistogram, contains, inset, type RgbImage } from "./image";
 
 /**
  * A see-through box drawn over the picture: each channel shows `scale` × the picture behind plus
@@ -43,7 +44,7 @@ const MAX_PASSES = 3;
  * (the inside band's first row or column pairs with the one just outside, and so on outwards), and
  * which stretch of the edge that is.
  */
-function mirrored(box: Rect, x: number, y: number): { x: number; y: number; stretch: string } {
+function mirrored(box: EdgeRect, x: number, y: number): { x: number; y: number; stretch: string } {
   const toLeft = x - box.x0;
   const toRight = box.x1 - 1 - x;
   const toTop = y - box.y0;
@@ -66,7 +67,7 @@ function mirrored(box: Rect, x: number, y: number): { x: number; y: number; stre
  * of edge whose means do not fit the box measured on all of them are left out, and it is measured
  * again. Null for a solid box, or when most of the edge fits no one see-through box.
  */
-export function estimateSeeThrough(image: RgbImage, box: Rect, text: Rect): SeeThrough | null {
+export function estimateSeeThrough(image: RgbImage, box: EdgeRect, text: EdgeRect): SeeThrough | null {
   const { width, height, data } = image;
   const inner = inset(box, EDGE_BAND);
   const core = inset(inner, SAMPLE_BAND);
@@ -215,8 +216,8 @@ class ChannelMoments {
  */
 export function seeThroughBox(
   image: RgbImage,
-  box: Rect,
-  text: Rect,
+  box: EdgeRect,
+  text: EdgeRect,
   blend: SeeThrough,
   behind: Uint8Array,
   grow: number,
@@ -275,8 +276,8 @@ const MIN_PICTURE_PIXELS = 200;
  */
 function markHalo(
   letters: Uint8Array,
-  box: Rect,
-  inner: Rect,
+  box: EdgeRect,
+  inner: EdgeRect,
   width: number,
   restore: (pixel: number, channel: number) => number,
   reach: number,

@@ -1,17 +1,11 @@
 import { union } from "../fill/regions";
+import type { SizedRect } from "../geometry";
 import { normaliseText, substringDistance } from "./match-texts";
-
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /** A line of text read on one sampled frame, in full-resolution frame coordinates. */
 export interface Detection {
   frame: number;
-  box: Box;
+  box: SizedRect;
   text: string;
   confidence: number;
 }
@@ -25,7 +19,7 @@ export interface Track {
   last: number;
 }
 
-export function iou(a: Box, b: Box): number {
+export function iou(a: SizedRect, b: SizedRect): number {
   const x1 = Math.max(a.x, b.x);
   const y1 = Math.max(a.y, b.y);
   const x2 = Math.min(a.x + a.width, b.x + b.width);
@@ -96,7 +90,7 @@ export function buildTracks(samples: ReadonlyArray<{ frame: number; detections: 
  * or grew between them is somewhere inside it; the analysis reads moving text every few frames, so
  * the union stays tight); held at its ends.
  */
-export function boxAt(track: Track, frame: number): Box {
+export function boxAt(track: Track, frame: number): SizedRect {
   const { detections } = track;
   const after = detections.findIndex((d) => d.frame >= frame);
   if (after <= 0) return (detections[after === 0 ? 0 : detections.length - 1] as Detection).box;

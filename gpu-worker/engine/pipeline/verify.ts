@@ -1,20 +1,19 @@
 import { clip, grow, maskExtent } from "../fill/regions";
+import type { SizedRect } from "../geometry";
 import type { OcrEngine, RgbFrame } from "../ocr/ocr";
 
-export interface Region {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
 /** Bounding box of the marked pixels, grown by `margin` and kept inside the frame; null for an empty mask. */
-export function maskBounds(mask: Uint8Array, width: number, height: number, margin: number): Region | null {
+export function maskBounds(
+  mask: Uint8Array,
+  width: number,
+  height: number,
+  margin: number,
+): SizedRect | null {
   const extent = maskExtent(mask, width, height);
   return extent && clip(grow(extent, margin), width, height);
 }
 
-export function cropFrame(frame: RgbFrame, region: Region): RgbFrame {
+export function cropFrame(frame: RgbFrame, region: SizedRect): RgbFrame {
   const data = new Uint8Array(region.width * region.height * 3);
   for (let y = 0; y < region.height; y++) {
     const from = ((region.y + y) * frame.width + region.x) * 3;
@@ -27,7 +26,11 @@ export function cropFrame(frame: RgbFrame, region: Region): RgbFrame {
  * Looks for text again where text was erased: detection on the cleaned region at native
  * resolution. Returns the boxes found that overlap the mask, in frame coordinates.
  */
-export async function residualText(ocr: OcrEngine, cleaned: RgbFrame, mask: Uint8Array): Promise<Region[]> {
+export async function residualText(
+  ocr: OcrEngine,
+  cleaned: RgbFrame,
+  mask: Uint8Array,
+): Promise<SizedRect[]> {
   const region = maskBounds(mask, cleaned.width, cleaned.height, 16);
   if (!region || region.width < 8 || region.height < 8) return [];
   const [boxes = []] = await ocr.detect([cropFrame(cleaned, region)]);
@@ -36,7 +39,7 @@ export async function residualText(ocr: OcrEngine, cleaned: RgbFrame, mask: Uint
     .filter((box) => overlapsMask(box, mask, cleaned.width));
 }
 
-function overlapsMask(box: Region, mask: Uint8Array, width: number): boolean {
+function overlapsMask(box: SizedRect, mask: Uint8Array, width: number): boolean {
   let inside = 0;
   let total = 0;
   for (let y = Math.floor(box.y); y < Math.ceil(box.y + box.height); y++) {

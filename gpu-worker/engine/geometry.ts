@@ -1,0 +1,18 @@
+/**
+ * The engine's two rectangles, one per meaning. SizedRect is what is measured (a detector's box, a
+ * crop): a corner and a size, in frame pixels, fractional where measured. EdgeRect is a set of whole
+ * pixels to walk over: its edges, x0 and y0 inclusive, x1 and y1 exclusive.
+ */
+export interface SizedRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface EdgeRect {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
