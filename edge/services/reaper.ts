@@ -3,8 +3,8 @@ import { RUNNING_STATUSES, TERMINAL_STATUSES } from "../../contract/job-states";
 import { database } from "../db/client";
 import { events, jobs } from "../db/schema";
 import type { Env } from "../env";
+import { dispatchJob } from "../queues/job-dispatch";
 import type { MediaStorage } from "../storage/media-storage";
-import { dispatchJob } from "./dispatch";
 import { closeCredits, finishJob, recordTerminalEvent } from "./job-lifecycle";
 import { MAX_ATTEMPTS } from "./leases";
 

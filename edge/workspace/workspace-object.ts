@@ -4,7 +4,7 @@ import { ACTIVE_STATUSES } from "../../contract/job-states";
 import { database } from "../db/client";
 import { jobs, uploads } from "../db/schema";
 import type { Env } from "../env";
-import { dispatchJob } from "../services/dispatch";
+import { dispatchJob } from "../queues/job-dispatch";
 import { addCredits, type Balances, closeReservation, readBalances, record, reserve } from "./credits";
 import {
   type CreateOutcome,

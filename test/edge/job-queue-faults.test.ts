@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF }
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { JobMessage } from "../../contract/job-message";
 import worker from "../../edge/index";
-import { dispatchJob } from "../../edge/services/dispatch";
+import { dispatchJob } from "../../edge/queues/job-dispatch";
 import { JobIntake } from "../../gpu-worker/intake";
 import {
   admin,
