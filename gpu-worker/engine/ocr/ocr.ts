@@ -4,7 +4,7 @@ import { DEFAULT_DB_OPTIONS } from "./db-postprocess";
 import { assertRgbFrame, DEFAULT_MAX_SIDE, detectText } from "./detector";
 import { findModel, loadModelBytes, type OpenedModel, openModels, readModelManifest } from "./model-loader";
 import { DEFAULT_STRIP_WIDTHS, recognizeBoxes } from "./recognizer";
-import type { BoxInFrame, ExecutionProvider, OcrEngine, RgbFrame, TextLine } from "./types";
+import type { BoxInFrame, ExecutionProvider, OcrEngine, TextLine } from "./types";
 
 export type {
   BoxInFrame,
@@ -26,12 +26,6 @@ export interface OcrEngineOptions {
   detectBatchSize?: number;
   /** Text strips per recognition call; 8 on CUDA, 1 on CPU by default. */
   recognizeBatchSize?: number;
-}
-
-export interface ReadTextOptions {
-  engine: OcrEngine;
-  /** Lines read with less confidence are dropped: PaddleOCR's drop_score, 0.5 by default. */
-  minConfidence?: number;
 }
 
 /** Entries of models/models.json this engine runs. */
@@ -87,23 +81,4 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
       await Promise.all(opened.models.map(({ session }) => session.release()));
     },
   };
-}
-
-/**
- * Detects and reads the text of each frame: one list of lines per frame, the strips of all frames
- * recognised together. Boxes read with low confidence are mostly texture the detector took for text, so
- * they are dropped.
- */
-export async function readText(frames: RgbFrame[], options: ReadTextOptions): Promise<TextLine[][]> {
-  const minConfidence = options.minConfidence ?? 0.5;
-  const boxesPerFrame = await options.engine.detect(frames);
-  const items = boxesPerFrame.flatMap((boxes, index) =>
-    boxes.map((box) => ({ frame: frames[index] as RgbFrame, box })),
-  );
-  const lines = await options.engine.recognizeBoxes(items);
-  let next = 0;
-  return boxesPerFrame.map((boxes) => {
-    next += boxes.length;
-    return lines.slice(next - boxes.length, next).filter((line) => line.confidence >= minConfidence);
-  });
 }
