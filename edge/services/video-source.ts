@@ -93,11 +93,13 @@ function totalFromContentRange(header: string | null): number | null {
 export async function probeUrl(url: string, local: boolean): Promise<ProbedVideo> {
   const policy = { local };
   const rangeGet = async (offset: number, length: number) => {
-    const response = await safeFetch(
-      url,
-      { headers: { Range: `bytes=${offset}-${offset + length - 1}` } },
-      policy,
-    );
+    const get = () =>
+      safeFetch(url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } }, policy);
+    // A dropped connection is tried once more: a 422 for a network blip is one no client retries.
+    const response = await get().catch((error: unknown) => {
+      if (error instanceof UrlNotAllowedError) throw error;
+      return get();
+    });
     if (response.status !== 206) {
       await response.body?.cancel();
       const why =

@@ -221,6 +221,12 @@ describe("POST /v1/jobs from a video_url", () => {
     expect((await balance(api_key)).total).toBe(1000);
   });
 
+  it("reads a video whose server drops the first connection (a network blip is not an unreadable video)", async () => {
+    const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
+    const job = await createJob(api_key, { video_url: fixtureUrl("clip.mp4", "reset-once") });
+    expect(job.status).toBe("queued");
+  });
+
   it("follows redirects (checking each hop) and keeps a given filename", async () => {
     const { api_key } = await createWorkspace({ plan: "growth", credits: 1000 });
     const job = await createJob(api_key, {

@@ -91,7 +91,14 @@ describe("the served /v1/openapi.json", () => {
       components: { schemas: { JobCreate: { properties: Record<string, { description?: string }> } } };
     }>();
     const fields = served.components.schemas.JobCreate.properties;
-    expect(Object.keys(fields).sort()).toEqual(["filename", "metadata", "regions", "texts", "upload_id", "video_url"]);
+    expect(Object.keys(fields).sort()).toEqual([
+      "filename",
+      "metadata",
+      "regions",
+      "texts",
+      "upload_id",
+      "video_url",
+    ]);
     for (const [name, field] of Object.entries(fields)) {
       expect(field.description, name).toMatch(/\w{3,}/);
     }
