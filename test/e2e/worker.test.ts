@@ -94,6 +94,8 @@ function workerPid(): number {
 beforeAll(async () => {
   makeCaptionedClip(path.join(dir, "ad.mp4"), 2);
   makeCaptionedClip(path.join(dir, "long.mp4"), 14);
+  // Long enough that its cleaning stage spans many polls, short enough that the retry is quick.
+  makeCaptionedClip(path.join(dir, "mid.mp4"), 4);
   execFileSync("ffmpeg", [
     "-v",
     "error",
@@ -263,8 +265,11 @@ describe("the GPU worker runs jobs end to end on npm start", () => {
 
   it("kill -9 of the worker mid-job: the job is retried after its lease expires and succeeds, charged once", async () => {
     const start = await credits();
-    const job = await call<Job>("POST", "/v1/jobs", { video_url: `${files.url}/files/long.mp4` });
-    await follow(job.id, (j) => j.status === "processing" || finished(j));
+    const job = await call<Job>("POST", "/v1/jobs", { video_url: `${files.url}/files/mid.mp4` });
+    // Killed while it provably works on the job (reading or cleaning frames), not merely claimed.
+    const working = (j: Job) => j.stage === "reading_text" || j.stage === "cleaning";
+    const running = await follow(job.id, (j) => working(j) || finished(j));
+    expect(running.status).toBe("processing");
     process.kill(workerPid(), "SIGKILL");
     const seen: Job[] = [];
     const done = await follow(job.id, finished, seen, 240_000);
