@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import EndToEndFirstSequencer from "./test/helpers/end-to-end-first-sequencer";
 
 export default defineConfig({
   test: {
@@ -12,5 +13,6 @@ export default defineConfig({
     // project: an e2e file mostly waits on its own stack (own ports, state and worker folder), so
     // the other core runs workerd, the engine or another stack meanwhile.
     maxWorkers: 2,
+    sequence: { sequencer: EndToEndFirstSequencer },
   },
 });

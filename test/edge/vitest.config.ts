@@ -30,10 +30,6 @@ export default defineProject(async () => {
       name: "edge",
       include: ["test/edge/**/*.test.ts"],
       root,
-      // One workerd per vitest worker, kept from file to file: a fresh one per file imports the
-      // Worker's whole module graph again (about 8 s a file, 194 s of the suite). The files share
-      // its D1, R2 and Durable Objects, which is safe because every test makes its own workspace.
-      isolate: false,
       setupFiles: ["test/edge/setup.ts"],
       globalSetup: ["test/edge/global-setup.ts"],
       // Rate-limit bursts may wait for the next clock minute so they never straddle two windows.
