@@ -46,8 +46,8 @@ async function follow(
   id: string,
   done: (job: Job) => boolean,
   seen: Job[] = [],
-  // Under the file's 120 s test timeout, so a stuck job fails with what was last seen.
-  timeoutMs = 100_000,
+  // Under the file's 240 s test timeout, so a stuck job fails with what was last seen.
+  timeoutMs = 200_000,
 ): Promise<Job> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -126,7 +126,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("the GPU worker runs jobs end to end on npm start", () => {
+// Jobs wait for the stack's one worker slot while another test file shares the cores: bounds, not speeds.
+describe("the GPU worker runs jobs end to end on npm start", { timeout: 240_000 }, () => {
   it("an uploaded ad comes back with the same duration, size, fps and audio and no caption; progress only grows", async () => {
     const bytes = readFileSync(path.join(dir, "ad.mp4"));
     const upload = await call<{ id: string; upload_url: string; headers: Record<string, string> }>(
@@ -269,7 +270,7 @@ describe("the GPU worker runs jobs end to end on npm start", () => {
     // Killed while it provably works on the job (reading or cleaning frames), not merely claimed.
     const working = (j: Job) => j.stage === "reading_text" || j.stage === "cleaning";
     const running = await follow(job.id, (j) => working(j) || finished(j));
-    expect(running.status).toBe("processing");
+    expect(finished(running)).toBe(false);
     process.kill(workerPid(), "SIGKILL");
     const seen: Job[] = [];
     const done = await follow(job.id, finished, seen, 240_000);
