@@ -127,6 +127,8 @@ async function judge(response: Response): Promise<Outcome> {
 
 /** Fails a request that takes longer than this instead of letting the test hang. */
 const REQUEST_TIMEOUT_MS = 20_000;
+/** A whole seeded run: hundreds of requests while another test file shares the machine's cores. */
+const FUZZ_RUN = { timeout: 240_000 };
 
 async function send(request: Request): Promise<Response> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -141,7 +143,7 @@ async function send(request: Request): Promise<Response> {
 }
 
 describe("fuzz: hostile /v1 requests get a 4xx in the error envelope, never a 5xx or a hang", () => {
-  it(`${ITERATIONS} seeded requests across every endpoint (seed ${SEED})`, async () => {
+  it(`${ITERATIONS} seeded requests across every endpoint (seed ${SEED})`, FUZZ_RUN, async () => {
     const random = seededRandom(SEED);
     const problems: string[] = [];
     const kinds = new Map<string, number>();
@@ -283,7 +285,7 @@ async function mcpProblem(response: Response): Promise<string | null> {
 }
 
 describe("fuzz: hostile MCP messages get a JSON-RPC or API error, never a 5xx, an internal error or a hang", () => {
-  it(`${MCP_ITERATIONS} seeded POSTs to /mcp (seed ${SEED})`, async () => {
+  it(`${MCP_ITERATIONS} seeded POSTs to /mcp (seed ${SEED})`, FUZZ_RUN, async () => {
     const random = seededRandom(SEED);
     const problems: string[] = [];
     const statuses = new Set<number>();
