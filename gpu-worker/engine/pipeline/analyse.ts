@@ -120,10 +120,9 @@ async function findBoxes(
   const crops = plans.flatMap(({ frame, regions }) =>
     (regions ?? []).map((region) => ({ plan: frame, region, crop: cropFrame(frame, region) })),
   );
-  const [wholeBoxes, cropBoxes] = await Promise.all([
-    whole.length > 0 ? ocr.detect(whole.map(({ frame }) => frame)) : [],
-    crops.length > 0 ? ocr.detect(crops.map(({ crop }) => crop)) : [],
-  ]);
+  // One model call at a time: the stage clock charges the CPU between entering a stage and leaving it.
+  const wholeBoxes = whole.length > 0 ? await ocr.detect(whole.map(({ frame }) => frame)) : [];
+  const cropBoxes = crops.length > 0 ? await ocr.detect(crops.map(({ crop }) => crop)) : [];
   const sure = (boxes: TextBox[]) => boxes.filter((box) => box.score >= MIN_BOX_SCORE);
   return plans.map(({ frame, regions }) => {
     if (regions === null)
@@ -162,6 +161,16 @@ async function readLines(
   frames: ToRead[],
   reading: { reuse: boolean; before: ReadLine[]; searched: Searched | null },
 ): Promise<Array<{ lines: ReadLine[]; searched: Searched }>> {
+  if (!reading.searched && frames.length > 1) {
+    // Nothing seen yet: the first frame is searched whole, the others only where they differ from it.
+    const [first] = await readLines(ocr, frames.slice(0, 1), reading);
+    if (!first) return [];
+    const before = reading.reuse ? first.lines : reading.before;
+    return [
+      first,
+      ...(await readLines(ocr, frames.slice(1), { ...reading, before, searched: first.searched })),
+    ];
+  }
   const boxes = await findBoxes(ocr, frames, reading.searched);
   const out: Array<{ lines: ReadLine[]; searched: Searched }> = [];
   let earlier = reading.reuse ? reading.before : [];
