@@ -57,7 +57,8 @@ export function lineLook(frame: RgbFrame, box: SizedRect): Float32Array {
 
 /**
  * Whether two looks (of the same box) show the same words: on every stretch about a letter wide (as
- * wide as the look is tall), the squared difference is a small share of the two looks' energy there.
+ * wide as the look is tall), the squared difference is a small share of the two looks' energy there
+ * (or of a mean stretch's, where that is more).
  */
 export function sameLook(a: Float32Array, b: Float32Array): boolean {
   if (a.length !== b.length) return false;
@@ -77,7 +78,10 @@ export function sameLook(a: Float32Array, b: Float32Array): boolean {
         energy += x * x + y * y;
       }
     }
-    if (difference > MAX_STRETCH_DIFFERENCE * Math.max(energy, 1e-9)) return false;
+    // A stretch that is mostly background (a gap between words) is held to the line's mean stretch:
+    // the picture moving behind it is not a change of words.
+    const meanEnergy = (2 * stretch) / columns; // each look has unit energy
+    if (difference > MAX_STRETCH_DIFFERENCE * Math.max(energy, meanEnergy)) return false;
   }
   return true;
 }
