@@ -24,6 +24,8 @@ async function main(): Promise<void> {
   await rm(config.workDir, { recursive: true, force: true });
   await mkdir(config.workDir, { recursive: true });
   const ocr = await createOcrEngine();
+  // Here rather than in the first job; the command-line cleaner skips it (it would only add to its time).
+  await ocr.warmUp();
   // Decided once per process; the engine asks again and gets the same answer.
   const video = await selectVideoEncoder(ocr.provider === "cuda");
   log({

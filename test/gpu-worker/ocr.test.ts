@@ -227,6 +227,14 @@ describe("detect and recognize", () => {
     await expectCaptionFound(engine, frame, boxes, FOOTER);
   });
 
+  it("warms up on blank frames, then finds and reads as before", async () => {
+    await engine.warmUp();
+    const frame = await renderFrame(1280, 720, SOLID, [SALE]);
+    const [boxes = []] = await engine.detect([frame]);
+    expect(boxes).toHaveLength(1);
+    await expectCaptionFound(engine, frame, boxes, SALE);
+  });
+
   it("gives no box for a frame without text", async () => {
     const frame = await renderFrame(1280, 720, SOLID, []);
     expect(await engine.detect([frame])).toEqual([[]]);

@@ -4,7 +4,7 @@ import { DEFAULT_DB_OPTIONS } from "./db-postprocess";
 import { assertRgbFrame, DEFAULT_MAX_SIDE, detectText } from "./detector";
 import { findModel, loadModelBytes, type OpenedModel, openModels, readModelManifest } from "./model-loader";
 import { DEFAULT_STRIP_WIDTHS, recognizeBoxes } from "./recognizer";
-import type { BoxInFrame, ExecutionProvider, OcrEngine, TextLine } from "./types";
+import type { BoxInFrame, ExecutionProvider, OcrEngine, Point, RgbFrame, TextLine } from "./types";
 
 export type {
   BoxInFrame,
@@ -40,6 +40,17 @@ const DEFAULT_BATCH_SIZES: Record<ExecutionProvider, { detect: number; recognize
   cpu: { detect: 1, recognize: 1 },
 };
 
+/**
+ * Frame sizes the reading pass gives the detector most (landscape and portrait ads at its 640 px):
+ * onnxruntime-node passes the CUDA provider nothing but its device id, so cuDNN keeps its default
+ * exhaustive search of convolution algorithms, once per input shape; warming these shapes up at the
+ * worker's start takes that search out of the first jobs.
+ */
+const WARM_UP_SHAPES = [
+  { width: 640, height: 360 },
+  { width: 360, height: 640 },
+];
+
 /** Opens the models once; the engine reuses its sessions until close(). */
 export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<OcrEngine> {
   const manifest = await readModelManifest();
@@ -68,11 +79,29 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
     );
     return items.map(({ box }, index) => ({ ...box, ...(decoded[index] as DecodedText) }));
   };
+  const detect = (frames: RgbFrame[]) =>
+    timed("detection", () => detectText(detector, frames, detectorOptions));
   let closed = false;
   return {
     provider: opened.provider,
     ...(opened.cpuReason === undefined ? {} : { cpuReason: opened.cpuReason }),
-    detect: (frames) => timed("detection", () => detectText(detector, frames, detectorOptions)),
+    detect,
+    warmUp: async () => {
+      const blank = WARM_UP_SHAPES.map(({ width, height }) => ({
+        width,
+        height,
+        data: new Uint8Array(width * height * 3),
+      }));
+      for (const frame of blank) await detect([frame]);
+      const strip = { x: 0, y: 0, width: 160, height: 24 };
+      const points = [
+        [0, 0],
+        [160, 0],
+        [160, 24],
+        [0, 24],
+      ] satisfies Point[];
+      await recognizeAll([{ frame: blank[0] as RgbFrame, box: { points, box: strip, score: 1 } }]);
+    },
     recognize: (frame, boxes) => recognizeAll(boxes.map((box) => ({ frame, box }))),
     recognizeBoxes: recognizeAll,
     close: async () => {

@@ -33,6 +33,11 @@ export interface OcrEngine {
   recognize(frame: RgbFrame, boxes: TextBox[]): Promise<TextLine[]>;
   /** Like recognize, for boxes from any frames: their strips share model calls. */
   recognizeBoxes(items: BoxInFrame[]): Promise<TextLine[]>;
+  /**
+   * Runs both models once on blank input of the common shapes, so that the first job does not pay
+   * for the models' first runs (on CUDA, the convolution tuning of each new input shape).
+   */
+  warmUp(): Promise<void>;
   provider: ExecutionProvider;
   /** Why CUDA was not used, when the provider is "cpu". */
   cpuReason?: string;

@@ -2,12 +2,15 @@ import { MotionEstimator } from "../fill/motion";
 import type { SizedRect } from "../geometry";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
-import type { OcrEngine, RgbFrame, TextLine } from "../ocr/ocr";
+import type { OcrEngine, Point, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 import { timed } from "../stage-clock";
+import { changedRegions, overlaps, searchedAfter } from "./changed-regions";
 import { isSceneText, type Motion, project } from "./classify";
+import { lineLook, sameLook } from "./line-look";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
 import { boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
+import { cropFrame } from "./verify";
 
 /**
  * Text is read on frames at most this big (long side): captions stay 15 pixels or taller, and the
@@ -62,7 +65,7 @@ interface Sampled extends AnalysisFrame {
 /** A frame whose lines were read; `small` is it at half size, for the camera's motion. */
 interface ReadFrame extends AnalysisFrame {
   small: RgbFrame;
-  lines: TextLine[];
+  lines: ReadLine[];
 }
 
 /** Gaps shorter than this between two samples are interpolated even when the lines changed. */
@@ -78,37 +81,125 @@ const MIN_BOX_SCORE = 0.6;
 /** A box this close to one on the sample before is the same line, still there: its reading is reused. */
 const SAME_BOX_IOU = 0.9;
 
+/** A line read on a frame, with its look there: a later box in its place is the same line only if it looks the same. */
+interface ReadLine extends TextLine {
+  look: Float32Array;
+}
+
+/** What the detector last saw: each cell's signature when it was last searched, and the lines found. */
+interface Searched {
+  signature: Uint8Array;
+  lines: ReadLine[];
+}
+
+/** A frame to read, with its signature. */
+interface ToRead {
+  frame: RgbFrame;
+  signature: Uint8Array;
+}
+
+/**
+ * The boxes of each frame: where the picture changed since `searched` (every frame of the batch is
+ * compared with it), the detector searches crops of the changed cells; elsewhere the lines found
+ * before still stand, with their readings (`kept`). A frame that changed too much is searched whole.
+ */
+async function findBoxes(
+  ocr: OcrEngine,
+  frames: ToRead[],
+  searched: Searched | null,
+): Promise<Array<{ kept: ReadLine[]; found: TextBox[]; regions: SizedRect[] | null }>> {
+  const plans = frames.map(({ frame, signature }) => {
+    if (!searched) return { frame, regions: null };
+    const boxes = searched.lines.map(({ box }) => box);
+    return {
+      frame,
+      regions: changedRegions(searched.signature, signature, boxes, frame.width, frame.height),
+    };
+  });
+  const whole = plans.filter(({ regions }) => regions === null);
+  const crops = plans.flatMap(({ frame, regions }) =>
+    (regions ?? []).map((region) => ({ plan: frame, region, crop: cropFrame(frame, region) })),
+  );
+  // One model call at a time: the stage clock charges the CPU between entering a stage and leaving it.
+  const wholeBoxes = whole.length > 0 ? await ocr.detect(whole.map(({ frame }) => frame)) : [];
+  const cropBoxes = crops.length > 0 ? await ocr.detect(crops.map(({ crop }) => crop)) : [];
+  const sure = (boxes: TextBox[]) => boxes.filter((box) => box.score >= MIN_BOX_SCORE);
+  return plans.map(({ frame, regions }) => {
+    if (regions === null)
+      return { kept: [], found: sure(wholeBoxes[whole.findIndex((p) => p.frame === frame)] ?? []), regions };
+    const kept = (searched?.lines ?? []).filter(
+      ({ box }) => !regions.some((region) => overlaps(region, box)),
+    );
+    const found = crops.flatMap(({ plan, region }, k) =>
+      plan === frame ? sure(cropBoxes[k] ?? []).map((box) => offsetBox(box, region)) : [],
+    );
+    return { kept, found, regions };
+  });
+}
+
+/** A box found on a crop, in the coordinates of the frame the crop was cut from. */
+function offsetBox(box: TextBox, region: SizedRect): TextBox {
+  return {
+    ...box,
+    points: box.points.map(([x, y]): Point => [x + region.x, y + region.y]),
+    box: { ...box.box, x: box.box.x + region.x, y: box.box.y + region.y },
+  };
+}
+
 /**
  * Detects and reads the lines of a batch of frames. Unlike a plain OCR read, boxes the detector is
  * sure of are kept even when their words are hard to read (small or stylised letters are still
  * text to erase); such lines carry an empty text. With `reuse`, a box that sits where a line was
- * read with confidence on the sample before (`before`: the one before the batch) takes that reading
- * instead of being read again: a caption on screen for seconds is read once.
+ * read with confidence on the sample before (`before`: the one before the batch) and looks as that
+ * line did takes its reading instead of being read again: a caption on screen for seconds is read
+ * once, a word replaced in the same place is read anew. Lines where the picture did not change since
+ * `searched` are neither searched nor read again. Returns each frame's lines and what the detector
+ * has seen after it.
  */
 async function readLines(
   ocr: OcrEngine,
-  frames: RgbFrame[],
-  reading: { reuse: boolean; before: TextLine[] },
-): Promise<TextLine[][]> {
-  const boxes = (await ocr.detect(frames)).map((found) => found.filter((box) => box.score >= MIN_BOX_SCORE));
-  const lines: TextLine[][] = [];
+  frames: ToRead[],
+  reading: { reuse: boolean; before: ReadLine[]; searched: Searched | null },
+): Promise<Array<{ lines: ReadLine[]; searched: Searched }>> {
+  if (!reading.searched && frames.length > 1) {
+    // Nothing seen yet: the first frame is searched whole, the others only where they differ from it.
+    const [first] = await readLines(ocr, frames.slice(0, 1), reading);
+    if (!first) return [];
+    const before = reading.reuse ? first.lines : reading.before;
+    return [
+      first,
+      ...(await readLines(ocr, frames.slice(1), { ...reading, before, searched: first.searched })),
+    ];
+  }
+  const boxes = await findBoxes(ocr, frames, reading.searched);
+  const out: Array<{ lines: ReadLine[]; searched: Searched }> = [];
   let earlier = reading.reuse ? reading.before : [];
-  for (const [i, found] of boxes.entries()) {
+  for (const [i, { kept, found, regions }] of boxes.entries()) {
+    const { frame, signature } = frames[i] as ToRead;
     const known = found.map((box) =>
-      earlier.find((line) => line.text !== "" && iou(line.box, box.box) >= SAME_BOX_IOU),
+      earlier.find(
+        (line) =>
+          line.text !== "" &&
+          iou(line.box, box.box) >= SAME_BOX_IOU &&
+          sameLook(line.look, lineLook(frame, line.box)),
+      ),
     );
     const unknown = found.filter((_, k) => !known[k]);
-    const read = await ocr.recognizeBoxes(unknown.map((box) => ({ frame: frames[i] as RgbFrame, box })));
+    const read = await ocr.recognizeBoxes(unknown.map((box) => ({ frame, box })));
     let next = 0;
-    const frameLines = found.map((box, k) => {
+    const foundLines = found.map((box, k) => {
       const source = known[k] ?? (read[next++] as TextLine);
-      const line = { ...box, text: source.text, confidence: source.confidence };
-      return line.confidence >= MIN_READ_CONFIDENCE ? line : { ...line, text: "" };
+      const confident = source.confidence >= MIN_READ_CONFIDENCE;
+      const text = confident ? source.text : "";
+      return { ...box, text, confidence: source.confidence, look: lineLook(frame, box.box) };
     });
-    lines.push(frameLines);
-    if (reading.reuse) earlier = frameLines;
+    const lines = [...kept, ...foundLines];
+    const before = reading.searched?.signature ?? signature;
+    const cells = searchedAfter(before, signature, regions, frame.width, frame.height);
+    out.push({ lines, searched: { signature: cells, lines } });
+    if (reading.reuse) earlier = lines;
   }
-  return lines;
+  return out;
 }
 
 /** Union of text boxes (given on a frame `scale` times bigger) as a mask, so motion features avoid the text. */
@@ -273,6 +364,12 @@ export async function analyseVideo(
   let lastPtsSeconds = 0;
 
   const reading = { reuse: !options.texts };
+  /** What the detector has seen so far: frames are searched only where they changed since. */
+  let searched: Searched | null = null;
+  const toRead = ({ index, frame }: AnalysisFrame): ToRead => ({
+    frame,
+    signature: signatures[index] as Uint8Array,
+  });
   /** Keeps a read frame as a sample, with the camera's motion from the sample before it. */
   const record = (read: ReadFrame, motion: Motion | undefined) => {
     if (previous) motions.set(read.index, motion ? scaleMotion(motion, toFull) : undefined);
@@ -305,21 +402,27 @@ export async function analyseVideo(
     }
     const half = gap.length >> 1;
     const middle = gap[half] as AnalysisFrame;
-    const [lines = []] = await readLines(options.ocr, [middle.frame], { ...reading, before: from.lines });
-    const read = { ...middle, small: halved(middle.frame), lines };
+    const [result] = await readLines(options.ocr, [toRead(middle)], {
+      ...reading,
+      before: from.lines,
+      searched,
+    });
+    searched = result?.searched ?? searched;
+    const read = { ...middle, small: halved(middle.frame), lines: result?.lines ?? [] };
     await settle(from, read, gap.slice(0, half));
     await settle(read, to, gap.slice(half + 1));
   };
   const readBatch = async () => {
     if (batch.length === 0) return;
-    const lines = await readLines(
+    const results = await readLines(
       options.ocr,
-      batch.map((s) => s.frame),
+      batch.map(toRead),
       // With the customer's texts every box is read: two lines in one place must not share a reading.
-      { ...reading, before: previous?.lines ?? [] },
+      { ...reading, before: previous?.lines ?? [], searched },
     );
+    searched = results.at(-1)?.searched ?? searched;
     for (const [i, sample] of batch.entries()) {
-      const read = { ...sample, small: halved(sample.frame), lines: lines[i] ?? [] };
+      const read = { ...sample, small: halved(sample.frame), lines: results[i]?.lines ?? [] };
       if (previous) await settle(previous, read, sample.gap);
       else record(read, undefined);
     }

@@ -1,4 +1,4 @@
-import { clip, grow, maskExtent } from "../fill/regions";
+import { clip, fillRegions, grow, maskExtent } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import type { OcrEngine, RgbFrame } from "../ocr/ocr";
 
@@ -22,21 +22,31 @@ export function cropFrame(frame: RgbFrame, region: SizedRect): RgbFrame {
   return { width: region.width, height: region.height, data };
 }
 
+/** Margin around each part of the mask that the search looks at: a leftover stroke just outside it still shows. */
+const SEARCH_MARGIN = 16;
+
 /**
- * Looks for text again where text was erased: detection on the cleaned region at native
- * resolution. Returns the boxes found that overlap the mask, in frame coordinates.
+ * Looks for text again where text was erased: detection at native resolution on a crop around each
+ * part of the mask (lines far apart are searched apart, not in the rectangle holding them all:
+ * on real-subject that rectangle was most of the frame). Returns the boxes found that overlap the
+ * mask, in frame coordinates.
  */
 export async function residualText(
   ocr: OcrEngine,
   cleaned: RgbFrame,
   mask: Uint8Array,
 ): Promise<SizedRect[]> {
-  const region = maskBounds(mask, cleaned.width, cleaned.height, 16);
-  if (!region || region.width < 8 || region.height < 8) return [];
-  const [boxes = []] = await ocr.detect([cropFrame(cleaned, region)]);
-  return boxes
-    .map(({ box }) => ({ x: box.x + region.x, y: box.y + region.y, width: box.width, height: box.height }))
-    .filter((box) => overlapsMask(box, mask, cleaned.width));
+  const regions = (await fillRegions(mask, cleaned.width, cleaned.height, SEARCH_MARGIN)).filter(
+    (region) => region.width >= 8 && region.height >= 8,
+  );
+  if (regions.length === 0) return [];
+  const found = await ocr.detect(regions.map((region) => cropFrame(cleaned, region)));
+  return found.flatMap((boxes, k) => {
+    const region = regions[k] as SizedRect;
+    return boxes
+      .map(({ box }) => ({ x: box.x + region.x, y: box.y + region.y, width: box.width, height: box.height }))
+      .filter((box) => overlapsMask(box, mask, cleaned.width));
+  });
 }
 
 function overlapsMask(box: SizedRect, mask: Uint8Array, width: number): boolean {
