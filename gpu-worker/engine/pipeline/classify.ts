@@ -47,8 +47,8 @@ export function isSceneText(track: Track, motions: ReadonlyMap<number, Motion | 
 
 /**
  * Edges softer than this (a share of the letters' contrast) look filmed. Rendered lines measure 0.84
- * to 1.4 on the bench's clips (outlined captions, tags, handles, see-through plates), a sign blurred
- * by 1.3 pixels 0.53.
+ * to 1.4 on the real bench clips (outlined captions, tags, handles, see-through plates), a sign
+ * blurred by 1.3 pixels 0.53.
  */
 const FILMED_EDGES = 0.7;
 /** Filmed letters change with the scene's noise nearly as much as the background between them... */
