@@ -88,23 +88,30 @@ function filmedTrack(shot: Shot): { track: Track; motions: Map<number, Motion> }
 }
 
 describe("isSceneText under a still camera (by the text's look)", () => {
-  it("keeps text with the lens's soft edges that carries the scene's changing noise", () => {
-    const { track, motions } = filmedTrack({ blur: 1.3, grain: 10, drawnOn: false });
-    expect(isSceneText(track, motions)).toBe(true);
-  });
-
-  it("erases soft text whose fill stays the same while the scene under it is noisy (an upscaled caption)", () => {
-    const { track, motions } = filmedTrack({ blur: 1.3, grain: 10, drawnOn: true });
-    expect(isSceneText(track, motions)).toBe(false);
-  });
-
-  it("erases text with a renderer's crisp edges even when grain covers the whole frame", () => {
-    const { track, motions } = filmedTrack({ blur: 0, grain: 10, drawnOn: false });
-    expect(isSceneText(track, motions)).toBe(false);
-  });
-
-  it("erases soft text on frames too clean to show any noise: nothing tells, so an overlay", () => {
-    const { track, motions } = filmedTrack({ blur: 1.3, grain: 0, drawnOn: false });
-    expect(isSceneText(track, motions)).toBe(false);
+  const cases: Array<[string, Shot, boolean]> = [
+    [
+      "keeps text with the lens's soft edges that carries the scene's changing noise",
+      { blur: 1.3, grain: 10, drawnOn: false },
+      true,
+    ],
+    [
+      "erases soft text whose fill stays the same while the scene under it is noisy (an upscaled caption)",
+      { blur: 1.3, grain: 10, drawnOn: true },
+      false,
+    ],
+    [
+      "erases text with a renderer's crisp edges even when grain covers the whole frame",
+      { blur: 0, grain: 10, drawnOn: false },
+      false,
+    ],
+    [
+      "erases soft text on frames too clean to show any noise: nothing tells, so an overlay",
+      { blur: 1.3, grain: 0, drawnOn: false },
+      false,
+    ],
+  ];
+  it.each(cases)("%s", (_, shot, kept) => {
+    const { track, motions } = filmedTrack(shot);
+    expect(isSceneText(track, motions)).toBe(kept);
   });
 });
