@@ -213,6 +213,17 @@ export const CLIPS: ClipSpec[] = [
     speed: true,
   },
   {
+    name: "scene-text-still",
+    purpose: "a still camera on a filmed sign (soft, lit unevenly, grain): the sign stays, the caption goes",
+    ...HD,
+    camera: { kind: "pan", picture: "fractal", from: [0.3, 0.4], to: [0.3, 0.4], grain: 8 },
+    sceneText: { text: "OPEN 24 HOURS", x: 1100, y: 700, size: 60, filmed: true },
+    overlays: [caption("LIMITED TIME ONLY", 0.4, 3.6)],
+    baselines: true,
+    quick: false,
+    speed: false,
+  },
+  {
     name: "vertical-words",
     purpose: "9:16 portrait zoom-in: yellow word-by-word subtitles under a hook on a box",
     width: 720,

@@ -52,7 +52,15 @@ export type FootageName = keyof typeof FOOTAGE;
 
 export type Camera =
   /** The window moves from `from` to `to` (fractions of its travel across the picture, x and y). */
-  | { kind: "pan"; picture: Picture; from: [number, number]; to: [number, number]; pingPongSeconds?: number }
+  | {
+      kind: "pan";
+      picture: Picture;
+      from: [number, number];
+      to: [number, number];
+      pingPongSeconds?: number;
+      /** Sensor noise, new on every frame: uniform, up to this many grey levels either way. */
+      grain?: number;
+    }
   /** Zooms in on the picture's centre from `from` to `to` times its full view. */
   | { kind: "zoom"; picture: Picture; from: number; to: number }
   /** Conway's life, blurred into blobs: the whole picture changes every frame, nothing can be borrowed. */
@@ -69,7 +77,15 @@ export interface SceneText {
   x: number;
   y: number;
   size: number;
+  /**
+   * Softened by the lens and lit unevenly, as a filmed board is: under a still camera only its look
+   * tells it from an overlay.
+   */
+  filmed?: boolean;
 }
+
+/** The lens's blur (pixels) on a filmed sign: out of focus behind the subject. */
+const SIGN_BLUR = 2.5;
 
 const PICTURE_SIZE: Record<Picture, { width: number; height: number }> = {
   fractal: { width: 3200, height: 1800 },
@@ -136,7 +152,28 @@ export async function pictureWithSign(source: string, sign: SceneText, output: s
     `x=${sign.x}`,
     `y=${sign.y}`,
   ];
-  await ffmpeg(["-i", source, "-vf", `drawtext=${board.join(":")},format=rgb24`, "-frames:v", "1", output]);
+  const drawn = `drawtext=${board.join(":")},format=rgb24`;
+  await ffmpeg([
+    "-i",
+    source,
+    "-vf",
+    sign.filmed ? filmedSign(drawn, sign) : drawn,
+    "-frames:v",
+    "1",
+    output,
+  ]);
+}
+
+/** The board drawn by `drawn`, then, around it only, blurred by the lens and lit brighter to the right. */
+function filmedSign(drawn: string, sign: SceneText): string {
+  const pad = Math.round(sign.size / 3) + 3 * SIGN_BLUR;
+  const [x, y] = [sign.x - pad, sign.y - pad];
+  const [width, height] = [Math.round(sign.size * sign.text.length * 0.75) + 2 * pad, sign.size + 2 * pad];
+  const light = (c: string) => `${c}='${c}(X,Y)*(0.75+0.35*X/W)'`;
+  return (
+    `${drawn},split[picture][board];[board]crop=${width}:${height}:${x}:${y},gblur=sigma=${SIGN_BLUR},` +
+    `geq=${["r", "g", "b"].map(light).join(":")}[filmed];[picture][filmed]overlay=${x}:${y}`
+  );
 }
 
 export interface Shot {
@@ -175,7 +212,8 @@ export function cameraGraph(camera: Camera, shot: Shot, input: string): string {
       const x = along(0, picture.width - width);
       const y = along(1, picture.height - height);
       // The picture is decoded once and repeated; setpts numbers the frames at the clip's rate.
-      return `[${input}]loop=loop=-1:size=1:start=0,settb=1/${fps},setpts=N,fps=${fps},crop=${width}:${height}:x='${x}':y='${y}',${end}`;
+      const grain = camera.grain ? `noise=alls=${camera.grain}:allf=t+u,` : "";
+      return `[${input}]loop=loop=-1:size=1:start=0,settb=1/${fps},setpts=N,fps=${fps},crop=${width}:${height}:x='${x}':y='${y}',${grain}${end}`;
     }
     case "zoom": {
       const zoom = `${camera.from}+${camera.to - camera.from}*on/${Math.max(1, frames - 1)}`;

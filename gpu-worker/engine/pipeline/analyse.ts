@@ -9,6 +9,7 @@ import { isSceneText, type Motion, project } from "./classify";
 import { lineLook, sameLook } from "./line-look";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
+import { textLook } from "./text-look";
 import { boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
 import { cropFrame } from "./verify";
 
@@ -293,6 +294,11 @@ function sameLines(before: TextLine[], after: TextLine[], motion: Motion | undef
   );
 }
 
+/** The frame read before, if a line sat where `box` is on it: to see what changed under the line since. */
+function stillSince(before: ReadFrame | null, box: SizedRect): RgbFrame | undefined {
+  return before?.lines.some((line) => iou(line.box, box) >= SAME_PLACE_IOU) ? before.frame : undefined;
+}
+
 /** A frame changing at least this share of the strongest change next to it is still the text arriving or leaving. */
 const SLIDE_SHARE = 0.35;
 /** Cell change below which a frame shows nothing arriving: compression noise and slow camera moves. */
@@ -372,6 +378,7 @@ export async function analyseVideo(
   });
   /** Keeps a read frame as a sample, with the camera's motion from the sample before it. */
   const record = (read: ReadFrame, motion: Motion | undefined) => {
+    const before: ReadFrame | null = previous;
     if (previous) motions.set(read.index, motion ? scaleMotion(motion, toFull) : undefined);
     previous = read;
     samples.push({
@@ -386,6 +393,7 @@ export async function analyseVideo(
         },
         text: line.text,
         confidence: line.confidence,
+        look: textLook(read.frame, line.box, stillSince(before, line.box)),
       })),
     });
   };

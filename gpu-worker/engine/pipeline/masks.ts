@@ -41,7 +41,7 @@ function seeThroughLetterGrowth(box: SizedRect): number {
 }
 
 /** Otsu's threshold of a histogram: the cut that best splits it in two classes. */
-function otsu(histogram: Uint32Array, total: number): number {
+export function otsu(histogram: Uint32Array, total: number): number {
   let sum = 0;
   for (let v = 0; v < histogram.length; v++) sum += v * (histogram[v] as number);
   let sumBelow = 0;

@@ -1,6 +1,7 @@
 import { union } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import { normaliseText, substringDistance } from "./match-texts";
+import type { TextLook } from "./text-look";
 
 /** A line of text read on one sampled frame, in full-resolution frame coordinates. */
 export interface Detection {
@@ -8,6 +9,8 @@ export interface Detection {
   box: SizedRect;
   text: string;
   confidence: number;
+  /** How it looked on the analysis frame (whether it was filmed or drawn on): absent when too small to say. */
+  look?: TextLook;
 }
 
 /** One text line followed over time: where it is on each frame it is on. */
