@@ -4,7 +4,7 @@ import { fuseSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
 import { clip, fillRegions, framePixel, grow, union } from "./regions";
-import { localFit } from "./ring-change";
+import { movingNearHole } from "./ring-change";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
 import {
@@ -12,9 +12,7 @@ import {
   estimateRing,
   type FillSource,
   fillFromSources,
-  linedUpSources,
   mayShowUnfilled,
-  sourceWeight,
   type WeightedSource,
 } from "./temporal";
 import { type FillOptions, type Homography, IDENTITY, type MaskedFrame, type RgbFrame } from "./types";
@@ -75,12 +73,6 @@ const DEFAULTS = {
 
 /** The unmasked pixels around the hole on which sources are checked and seams measured. */
 const RING_WIDTH = 4;
-/**
- * A frame whose ring is off by up to this many times maxAlignmentError as a whole may still fill
- * the part of the hole where the ring nearby matches it: a caption across a turning subject and a
- * still background. Beyond it the frame shows another picture (a cut).
- */
-const PARTLY_ALIGNED_ERROR = 4;
 
 /**
  * Fills the masked pixels of window[center]: from the other frames of the window, aligned by their
@@ -184,14 +176,10 @@ async function fillFromWindow(
   let pending = unfilled;
   for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
     const useful = (await sourcesAt(distance)).filter((source) => mayShowUnfilled(work, source, pending));
-    const group = linedUpSources(work, useful, RING_WIDTH, maxError).flatMap(({ source, error }) => {
-      if (error > PARTLY_ALIGNED_ERROR * maxError) return [];
-      // A source off as a whole may still fill where the ring near a block matches it.
-      const fit = localFit(work, source, pending, error <= maxError ? undefined : maxError);
-      return fit
-        ? [{ source, weight: sourceWeight(source, error), movedNear: fit.rejects, shift: fit.shift }]
-        : [];
-    });
+    const group = alignedSources(work, useful, RING_WIDTH, maxError).map((aligned) => ({
+      ...aligned,
+      movedNear: movingNearHole(work, aligned.source),
+    }));
     if (group.length === 0) continue;
     fillFromSources(work, group, Source.neighbours, pending);
     // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.

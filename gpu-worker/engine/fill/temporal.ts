@@ -1,7 +1,6 @@
 import { type CropWork, Source } from "./crop";
 import { compose } from "./motion-chain";
 import { framePixel } from "./regions";
-import type { LocalShift } from "./ring-change";
 import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
 import { kthSmallest } from "./select";
@@ -29,8 +28,6 @@ export interface WeightedSource {
    * motion (something moved there on its own): the source is not used for that pixel.
    */
   movedNear?: (cropPixel: number) => boolean;
-  /** Per crop pixel, a shift added after the source's motion (motion one homography misses). */
-  shift?: LocalShift;
 }
 
 /**
@@ -46,25 +43,12 @@ export function alignedSources(
   ringWidth: number,
   maxError: number,
 ): WeightedSource[] {
-  return linedUpSources(work, sources, ringWidth, maxError).flatMap(({ source, error }) =>
-    error <= maxError ? [{ source, weight: sourceWeight(source, error) }] : [],
-  );
-}
-
-/** Each source with its motion corrected by the ring's alignment (lineUp), and its ring error then. */
-export function linedUpSources(
-  work: CropWork,
-  sources: FillSource[],
-  ringWidth: number,
-  maxError: number,
-): Array<{ source: FillSource; error: number }> {
-  const ring = ringOf(work, ringWidth);
-  return sources.map((given) => lineUp(ring, given, maxError));
-}
-
-/** Nearer frames and better-aligned ones are trusted more. */
-export function sourceWeight(source: FillSource, error: number): number {
-  return 1 / (source.distance * (1 + error));
+  const aligned: WeightedSource[] = [];
+  for (const given of sources) {
+    const { source, error } = lineUp(ringOf(work, ringWidth), given, maxError);
+    if (error <= maxError) aligned.push({ source, weight: 1 / (source.distance * (1 + error)) });
+  }
+  return aligned;
 }
 
 /**
@@ -141,7 +125,7 @@ export function estimateRing(work: CropWork, sources: WeightedSource[], ringWidt
   for (let i = 0; i < outside.length; i += 1) {
     const distance = outside[i] as number;
     if (distance > 0 && distance <= ringWidth) {
-      combine.at(rect.x + (i % rect.width), rect.y + Math.floor(i / rect.width), estimate, i * 3, i);
+      combine.at(rect.x + (i % rect.width), rect.y + Math.floor(i / rect.width), estimate, i * 3);
     }
   }
   return estimate;
@@ -362,14 +346,10 @@ class Combiner {
   at(x: number, y: number, out: Float32Array, at: number, cropPixel?: number): boolean {
     let count = 0;
     let nearest = Number.POSITIVE_INFINITY;
-    for (const { source, weight, movedNear, shift } of this.sources) {
+    for (const { source, weight, movedNear } of this.sources) {
       if (source.distance > nearest) break;
       if (cropPixel !== undefined && movedNear?.(cropPixel)) continue;
       project(source.motion, x, y, this.point);
-      if (shift && cropPixel !== undefined) {
-        this.point.x += shift.x[cropPixel] as number;
-        this.point.y += shift.y[cropPixel] as number;
-      }
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
       this.weights[count] = weight;
