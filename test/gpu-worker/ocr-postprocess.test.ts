@@ -122,11 +122,14 @@ describe("DB postprocessing", () => {
 });
 
 describe("detection input", () => {
-  it("shrinks the longer side to maxSide with both sides multiples of 32, never enlarging", () => {
-    expect(detectionInputSize(1280, 720, 960)).toEqual({ width: 960, height: 544 });
-    expect(detectionInputSize(1080, 1920, 960)).toEqual({ width: 544, height: 960 });
-    expect(detectionInputSize(1280, 720, 640)).toEqual({ width: 640, height: 352 });
-    expect(detectionInputSize(300, 100, 960)).toEqual({ width: 288, height: 96 });
+  it("shrinks the longer side to maxSide, sides multiples of 32, proportions kept, never enlarging", () => {
+    expect(detectionInputSize(1280, 720, 960)).toEqual({ width: 960, height: 544, scale: 0.75 });
+    expect(detectionInputSize(1080, 1920, 960)).toEqual({ width: 544, height: 960, scale: 0.5 });
+    // 360 rounds to 352: the frame shrinks to 626x352 and 14 columns are padding, not a squeeze.
+    expect(detectionInputSize(1280, 720, 640)).toEqual({ width: 640, height: 352, scale: 352 / 720 });
+    expect(detectionInputSize(300, 100, 960)).toEqual({ width: 288, height: 96, scale: 0.96 });
+    // A thin crop is padded, not stretched: 210x50 sits in 224x64 at its own size.
+    expect(detectionInputSize(210, 50, 960)).toEqual({ width: 224, height: 64, scale: 1 });
   });
 
   it("batches frames of the same size together", () => {

@@ -19,15 +19,24 @@ export const DEFAULT_MAX_SIDE = 960;
 /** ImageNet statistics in B, G, R order, as PP-OCRv4 det was trained with. */
 const DETECTION_NORMALISATION: Normalisation = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
 
-/** The model's input size for a frame: longer side at most maxSide, sides multiples of 32 (DB's stride). */
-export function detectionInputSize(
-  width: number,
-  height: number,
-  maxSide: number,
-): { width: number; height: number } {
-  const ratio = Math.min(1, maxSide / Math.max(width, height));
-  const toMultipleOf32 = (side: number) => Math.max(32, Math.round((side * ratio) / 32) * 32);
-  return { width: toMultipleOf32(width), height: toMultipleOf32(height) };
+/** The model's input for a frame: the frame shrunk by `scale` in its top-left corner, zero-padded to `width` x `height`. */
+export interface DetectionInput {
+  width: number;
+  height: number;
+  scale: number;
+}
+
+/**
+ * The model's input for a frame: longer side at most maxSide, sides rounded to multiples of 32 (DB's
+ * stride), the frame shrunk to fit them with its proportions kept and the rest padded. Padding rather
+ * than stretching keeps thin crops (a line searched for after cleaning) undistorted, and frames of one
+ * size give one input shape: the CUDA provider tunes its convolutions once per shape.
+ */
+export function detectionInputSize(width: number, height: number, maxSide: number): DetectionInput {
+  const limit = Math.min(1, maxSide / Math.max(width, height));
+  const toMultipleOf32 = (side: number) => Math.max(32, Math.round((side * limit) / 32) * 32);
+  const input = { width: toMultipleOf32(width), height: toMultipleOf32(height) };
+  return { ...input, scale: Math.min(limit, input.width / width, input.height / height) };
 }
 
 export async function detectText(
@@ -80,14 +89,15 @@ async function detectBatch(
   const input = detectionInputSize(first.width, first.height, options.maxSide);
   const planeSize = input.width * input.height;
   const data = new Float32Array(frames.length * 3 * planeSize);
-  const map: AffineMap = {
-    origin: [0, 0],
-    xStep: [first.width / input.width, 0],
-    yStep: [0, first.height / input.height],
+  const map: AffineMap = { origin: [0, 0], xStep: [1 / input.scale, 0], yStep: [0, 1 / input.scale] };
+  // The frame fills the top-left corner; zero, after normalisation, is the mean colour it was trained on.
+  const covered = {
+    width: Math.min(input.width, Math.round(first.width * input.scale)),
+    height: Math.min(input.height, Math.round(first.height * input.scale)),
   };
   frames.forEach((frame, index) => {
     const target = { data, offset: index * 3 * planeSize, planeSize, rowStride: input.width };
-    samplePlanarBgr(frame, map, input.width, input.height, DETECTION_NORMALISATION, target);
+    samplePlanarBgr(frame, map, covered.width, covered.height, DETECTION_NORMALISATION, target);
   });
   const feeds = {
     [model.inputName]: new Tensor("float32", data, [frames.length, 3, input.height, input.width]),
@@ -104,12 +114,10 @@ async function detectBatch(
   });
 }
 
-function toFrameBox(box: MapBox, frame: RgbFrame, input: { width: number; height: number }): TextBox {
-  const scaleX = frame.width / input.width;
-  const scaleY = frame.height / input.height;
+function toFrameBox(box: MapBox, frame: RgbFrame, input: DetectionInput): TextBox {
   const points = box.points.map(([x, y]): [number, number] => [
-    clamp(x * scaleX, 0, frame.width),
-    clamp(y * scaleY, 0, frame.height),
+    clamp(x / input.scale, 0, frame.width),
+    clamp(y / input.scale, 0, frame.height),
   ]);
   return { points, box: boundingRect(points), score: box.score };
 }
