@@ -8,8 +8,15 @@ import { ffmpegChildren } from "../helpers/ffmpeg-children";
 let shell: ChildProcess | undefined;
 
 afterEach(() => {
-  if (shell?.pid) process.kill(-shell.pid, "SIGKILL");
+  const group = shell?.pid;
   shell = undefined;
+  if (!group) return;
+  try {
+    process.kill(-group, "SIGKILL");
+  } catch (error) {
+    // The test killed the group itself, and it may already be reaped: nothing is left to stop.
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
 });
 
 test("sees an ffmpeg a shell started (a grandchild), and no longer once it is gone", async () => {
