@@ -88,6 +88,18 @@ export function clip(rect: SizedRect, width: number, height: number): SizedRect 
   };
 }
 
+/** The rectangle rounded outwards to whole pixels, inside a frame of this size. */
+export function wholePixels(rect: SizedRect, width: number, height: number): SizedRect {
+  const x = Math.max(0, Math.floor(rect.x));
+  const y = Math.max(0, Math.floor(rect.y));
+  return {
+    x,
+    y,
+    width: Math.min(width, Math.ceil(rect.x + rect.width)) - x,
+    height: Math.min(height, Math.ceil(rect.y + rect.height)) - y,
+  };
+}
+
 export function union(a: SizedRect, b: SizedRect): SizedRect {
   const x = Math.min(a.x, b.x);
   const y = Math.min(a.y, b.y);

@@ -1,4 +1,4 @@
-import { union } from "../fill/regions";
+import { union, wholePixels } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import { GRID_COLUMNS, GRID_ROWS } from "./signatures";
 
@@ -88,18 +88,6 @@ export function changedRegions(
 
 function sameRect(a: SizedRect, b: SizedRect | undefined): boolean {
   return b !== undefined && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
-}
-
-/** The rectangle rounded outwards to whole pixels, inside the frame. */
-function wholePixels(rect: SizedRect, width: number, height: number): SizedRect {
-  const x = Math.max(0, Math.floor(rect.x));
-  const y = Math.max(0, Math.floor(rect.y));
-  return {
-    x,
-    y,
-    width: Math.min(width, Math.ceil(rect.x + rect.width)) - x,
-    height: Math.min(height, Math.ceil(rect.y + rect.height)) - y,
-  };
 }
 
 /** The signature as searched after a search of `regions` (null: the whole frame) on a frame with `current`. */

@@ -1,3 +1,4 @@
+import { wholePixels } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import type { RgbFrame } from "../ocr/ocr";
 
@@ -19,12 +20,12 @@ const MAX_STRETCH_DIFFERENCE = 0.25;
  * unit length, so that a brighter or darker frame compares equal.
  */
 export function lineLook(frame: RgbFrame, box: SizedRect): Float32Array {
-  const x0 = Math.max(0, Math.floor(box.x));
-  const y0 = Math.max(0, Math.floor(box.y));
-  const x1 = Math.min(frame.width, Math.ceil(box.x + box.width));
-  const y1 = Math.min(frame.height, Math.ceil(box.y + box.height));
-  const width = Math.max(1, x1 - x0);
-  const height = Math.max(1, y1 - y0);
+  const pixels = wholePixels(box, frame.width, frame.height);
+  const { x: x0, y: y0 } = pixels;
+  const x1 = x0 + pixels.width;
+  const y1 = y0 + pixels.height;
+  const width = Math.max(1, pixels.width);
+  const height = Math.max(1, pixels.height);
   const columns = Math.min(
     MAX_LOOK_COLUMNS,
     Math.max(MIN_LOOK_COLUMNS, Math.round((LOOK_ROWS * width) / height)),

@@ -1,3 +1,4 @@
+import { wholePixels } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import type { RgbFrame } from "../ocr/ocr";
 import { otsu } from "./masks";
@@ -38,12 +39,7 @@ const luma = (data: Uint8Array, i: number) =>
  * Undefined when the box is too small or too flat to say. Costs a few passes over the box's pixels.
  */
 export function textLook(frame: RgbFrame, box: SizedRect, before?: RgbFrame): TextLook | undefined {
-  const x0 = Math.max(0, Math.floor(box.x));
-  const y0 = Math.max(0, Math.floor(box.y));
-  const x1 = Math.min(frame.width, Math.ceil(box.x + box.width));
-  const y1 = Math.min(frame.height, Math.ceil(box.y + box.height));
-  const w = x1 - x0;
-  const h = y1 - y0;
+  const { x: x0, y: y0, width: w, height: h } = wholePixels(box, frame.width, frame.height);
   if (w < 4 || h < 4) return undefined;
   const grey = new Uint8Array(w * h);
   const histogram = new Uint32Array(256);
