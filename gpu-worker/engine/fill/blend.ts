@@ -117,25 +117,37 @@ function ringOffset(work: CropWork, ringEstimate: Float32Array, j: number, maxOf
 
 /**
  * Gauss-Seidel with over-relaxation on terms·c[k] − Σ c[neighbours] = fixed[k], per channel; a pixel
- * with no term (walled in by ring pixels that say nothing) keeps 0.
+ * with no term (walled in by ring pixels that say nothing) keeps 0. The hot loop of the fill: a
+ * missing neighbour points at a slot past the last pixel that stays 0, so the sum has no branches.
  */
 function solve(neighbours: Int32Array, terms: Uint8Array, fixed: Float32Array, count: number): Float32Array {
-  const correction = scratchPlane("fusion correction", count * 3, 0);
+  const correction = scratchPlane("fusion correction", (count + 1) * 3, 0);
+  const at = new Int32Array(count * 4);
+  for (let e = 0; e < at.length; e += 1) {
+    const neighbour = neighbours[e] as number;
+    at[e] = (neighbour > 0 ? neighbour - 1 : count) * 3;
+  }
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep += 1) {
     let largest = 0;
     for (let k = 0; k < count; k += 1) {
       const n = terms[k] as number;
       if (n === 0) continue;
-      for (let c = 0; c < 3; c += 1) {
-        let sum = fixed[k * 3 + c] as number;
-        for (let d = 0; d < 4; d += 1) {
-          const neighbour = neighbours[k * 4 + d] as number;
-          if (neighbour > 0) sum += correction[(neighbour - 1) * 3 + c] as number;
-        }
-        const before = correction[k * 3 + c] as number;
+      const a = at[k * 4] as number;
+      const b = at[k * 4 + 1] as number;
+      const c = at[k * 4 + 2] as number;
+      const d = at[k * 4 + 3] as number;
+      for (let channel = 0; channel < 3; channel += 1) {
+        const sum =
+          (fixed[k * 3 + channel] as number) +
+          (correction[a + channel] as number) +
+          (correction[b + channel] as number) +
+          (correction[c + channel] as number) +
+          (correction[d + channel] as number);
+        const before = correction[k * 3 + channel] as number;
         const step = RELAXATION * (sum / n - before);
-        correction[k * 3 + c] = before + step;
-        if (Math.abs(step) > largest) largest = Math.abs(step);
+        correction[k * 3 + channel] = before + step;
+        const size = step < 0 ? -step : step;
+        if (size > largest) largest = size;
       }
     }
     if (largest < SETTLED) break;
