@@ -6,6 +6,7 @@ import type { OcrEngine, Point, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 import { timed } from "../stage-clock";
 import { changedRegions, overlaps, searchedAfter } from "./changed-regions";
 import { isSceneText, type Motion, project } from "./classify";
+import { cornerCrops, missedInCorners } from "./corner-search";
 import { lineLook, sameLook } from "./line-look";
 import { lineMatches, normaliseText } from "./match-texts";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
@@ -121,20 +122,36 @@ async function findBoxes(
   const crops = plans.flatMap(({ frame, regions }) =>
     (regions ?? []).map((region) => ({ plan: frame, region, crop: cropFrame(frame, region) })),
   );
+  // The corners of what is searched are searched again enlarged, for small handles (corner-search.ts).
+  const corners = plans.map(({ frame, regions }) =>
+    regions === null ? cornerCrops(frame, null) : regions.flatMap((region) => cornerCrops(frame, region)),
+  );
   // One model call at a time: the stage clock charges the CPU between entering a stage and leaving it.
   const wholeBoxes = whole.length > 0 ? await ocr.detect(whole.map(({ frame }) => frame)) : [];
   const cropBoxes = crops.length > 0 ? await ocr.detect(crops.map(({ crop }) => crop)) : [];
+  const allCorners = corners.flat();
+  const cornerBoxes = allCorners.length > 0 ? await ocr.detect(allCorners.map(({ crop }) => crop)) : [];
   const sure = (boxes: TextBox[]) => boxes.filter((box) => box.score >= MIN_BOX_SCORE);
-  return plans.map(({ frame, regions }) => {
-    if (regions === null)
-      return { kept: [], found: sure(wholeBoxes[whole.findIndex((p) => p.frame === frame)] ?? []), regions };
+  let cornersBefore = 0;
+  return plans.map(({ frame, regions }, p) => {
+    const frameCorners = corners[p] ?? [];
+    const boxesOfCorners = cornerBoxes.slice(cornersBefore, cornersBefore + frameCorners.length).map(sure);
+    cornersBefore += frameCorners.length;
+    const withCorners = (found: TextBox[]) => [
+      ...found,
+      ...missedInCorners(frameCorners, boxesOfCorners, found),
+    ];
+    if (regions === null) {
+      const found = sure(wholeBoxes[whole.findIndex((w) => w.frame === frame)] ?? []);
+      return { kept: [], found: withCorners(found), regions };
+    }
     const kept = (searched?.lines ?? []).filter(
       ({ box }) => !regions.some((region) => overlaps(region, box)),
     );
     const found = crops.flatMap(({ plan, region }, k) =>
       plan === frame ? sure(cropBoxes[k] ?? []).map((box) => offsetBox(box, region)) : [],
     );
-    return { kept, found, regions };
+    return { kept, found: withCorners(found), regions };
   });
 }
 
