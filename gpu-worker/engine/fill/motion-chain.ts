@@ -77,6 +77,11 @@ export class MotionChain {
     return motion;
   }
 
+  /** Whether the step from frame `index` (the video's) to the next was measured already. */
+  knows(index: number): boolean {
+    return this.steps.has(index);
+  }
+
   /** Drops the steps of frames before `index`, which left the window. */
   forget(index: number): void {
     for (const key of this.steps.keys()) if (key < index) this.steps.delete(key);
