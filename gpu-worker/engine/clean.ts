@@ -236,8 +236,9 @@ async function cleaningPass(
   /** Where frame `index` sits in `window` (the window holds consecutive frames). */
   const positionOf = (index: number) => index - (window[0]?.index ?? 0);
   // Frames read past a frame's own window before it is written, so that the pool searches the
-  // windows of the frames after it meanwhile: one for each thread, and one queued.
-  const lookahead = job ? job.threads + 1 : 0;
+  // windows of the frames after it meanwhile: one for each thread, and three waiting (for the
+  // thread that finishes first, and for the cleaning thread to search itself while it waits).
+  const lookahead = job ? job.threads + 3 : 0;
   let startedUpTo = -1;
 
   /**
@@ -248,17 +249,23 @@ async function cleaningPass(
     const position = positionOf(index);
     const around = window.slice(Math.max(0, position - radius), position + radius + 1);
     const center = position - Math.max(0, position - radius);
+    // Every VERIFY_EVERY-th frame filled is read again for leftover text (then maybe filled again).
+    const verified = cleaned++ % VERIFY_EVERY === 0;
     motions.started(index);
     const search: WindowSearcher | undefined =
       job &&
-      ((works, ask) =>
-        job.search({
+      ((works, ask) => {
+        motions.searching(index, ask.motionRoi, !verified);
+        return job.search({
           centre: index,
           window: around,
           works,
           search: ask.search,
           motion: (to) => motions.between(index, to, ask.motionRoi),
-        }));
+          steps: (first, last) => chain.measured(first, last),
+          here: ask.here,
+        });
+      });
     const options = {
       windowRadius: radius,
       motion: (to: number, roi: SizedRect) => motions.between(index, index + to - center, roi),
@@ -268,7 +275,7 @@ async function cleaningPass(
     const previousComing = around[center - 1]?.hasText === true;
     const fill = startFill(around, center, previousComing, search ? { ...options, search } : options);
     fill.catch(() => undefined); // surfaces when the frame is written, or is dropped with the pass
-    return { around, center, options, fill };
+    return { around, center, options, verified, fill };
   };
   /** The text frames whose fill started, by index, not written yet. */
   const starts = new Map<number, ReturnType<typeof start>>();
@@ -294,12 +301,16 @@ async function cleaningPass(
       previous = undefined;
       return;
     }
-    const { around, center: at, options, fill } = starts.get(index) ?? start(index);
+    const { around, center: at, options, verified, fill } = starts.get(index) ?? start(index);
     starts.delete(index);
-    let result = await timed("fill", async () => finishFill(await fill, previous));
-    if (cleaned++ % VERIFY_EVERY === 0) {
+    // While the pool searches this frame's window, the cleaning thread searches the next ones.
+    let result = await timed("fill", async () =>
+      finishFill(await (job ? job.helpUntil(fill) : fill), previous),
+    );
+    if (verified) {
       const leftover = await residualText(ocr, result.frame, item.mask);
-      if (leftover.length > 0) {
+      if (leftover.length === 0) motions.settled(index);
+      else {
         const widened = timedSync("masks", () => {
           const wider = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
           for (const box of leftover) markTextLine(item.frame, box, wider);

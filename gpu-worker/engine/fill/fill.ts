@@ -35,11 +35,12 @@ export interface FillFrameOptions extends FillOptions {
 
 /**
  * The window search for a frame's crops, done by someone else: it fills their `source` and `fill`
- * where the window shows the hole, measuring the motions within `motionRoi` through the `motion` option.
+ * where the window shows the hole, measuring the motions within `motionRoi` through the `motion`
+ * option; or calls `here`, which searches in this thread.
  */
 export type WindowSearcher = (
   works: CropWork[],
-  ask: { motionRoi: SizedRect; search: WindowSearch },
+  ask: { motionRoi: SizedRect; search: WindowSearch; here: () => Promise<WindowFind[]> },
 ) => Promise<WindowFind[]>;
 
 /** Buffers of a whole frame's pixels (RGB) and of a one-byte plane the size of a frame. */
@@ -151,9 +152,8 @@ export async function startFill(
     };
     const motionTo = (index: number, target: MaskedFrame) =>
       given ? given(index, motionRoi) : Promise.resolve(estimator?.track(target.frame, target.mask));
-    const finds = options.search
-      ? await options.search(works, { motionRoi, search })
-      : await searchWindow(works, windowSources(window, center, motionTo), search);
+    const here = () => searchWindow(works, windowSources(window, center, motionTo), search);
+    const finds = options.search ? await options.search(works, { motionRoi, search, here }) : await here();
     const towardsPrevious = async (previous: PreviousFill) =>
       given
         ? ((await given(center - 1, motionRoi)) ?? IDENTITY)

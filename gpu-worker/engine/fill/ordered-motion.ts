@@ -1,5 +1,5 @@
 import type { SizedRect } from "../geometry";
-import type { IndexedFrame, MotionChain } from "./motion-chain";
+import { type IndexedFrame, type MotionChain, sameRect } from "./motion-chain";
 import type { Homography } from "./types";
 
 /**
@@ -7,12 +7,18 @@ import type { Homography } from "./types";
  * ahead of the frame being written), such that every motion is what a frame-by-frame pass gets.
  * A step of the chain is measured within the region of the first frame to ask for it, and frames
  * ahead may ask before the frame being written asks: so a step nobody measured yet is measured for a
- * frame only once no earlier frame still open could ask for it (its window reaches `radius` frames
- * on), and otherwise waits until those frames are finished. Requests go to the chain one at a time.
+ * frame only once no earlier frame still open could ask for it in another region (its window
+ * reaches `radius` frames on), and otherwise waits until those frames are finished. A step's
+ * motion depends only on the two frames, their masks and the region. Requests go to the chain one
+ * at a time.
  */
 export class OrderedMotion {
-  /** Frames (by index) whose fill started and did not finish. */
-  private readonly open = new Set<number>();
+  /**
+   * Frames (by index) whose fill started and did not finish, with the region their motions are
+   * measured in once known; `settled` once no second try (with a wider mask, so another region)
+   * can follow.
+   */
+  private readonly open = new Map<number, { roi?: SizedRect; settled: boolean }>();
   private readonly waiting: Array<{ ready: () => boolean; go: () => void }> = [];
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -25,7 +31,23 @@ export class OrderedMotion {
 
   /** Frame `index`'s fill started: later frames' unmeasured steps within its reach wait for it. */
   started(index: number): void {
-    this.open.add(index);
+    this.open.set(index, { settled: false });
+  }
+
+  /**
+   * Frame `index` measures its motions within `roi`, and, when `settled`, only there: a later
+   * frame that measures in the same region need not wait for it (the step would come out the same).
+   */
+  searching(index: number, roi: SizedRect, settled: boolean): void {
+    this.open.set(index, { roi, settled });
+    this.wake();
+  }
+
+  /** Frame `index` will not try again with a wider mask. */
+  settled(index: number): void {
+    const open = this.open.get(index);
+    if (open) open.settled = true;
+    this.wake();
   }
 
   /** Frame `index`'s fill (its second try too) is over. */
@@ -36,8 +58,8 @@ export class OrderedMotion {
 
   /** The motion from frame `from` to frame `to` (video indices), for the fill of frame `from`. */
   async between(from: number, to: number, roi: SizedRect): Promise<Homography | undefined> {
-    if (!this.mayMeasure(from, to)) {
-      await new Promise<void>((go) => this.waiting.push({ ready: () => this.mayMeasure(from, to), go }));
+    if (!this.mayMeasure(from, to, roi)) {
+      await new Promise<void>((go) => this.waiting.push({ ready: () => this.mayMeasure(from, to, roi), go }));
     }
     const measured = this.queue.then(() => {
       // The window's frames now; the window moves on only past frames no open fill reads.
@@ -53,10 +75,16 @@ export class OrderedMotion {
     }
   }
 
-  /** Whether every step between the two frames is measured, or out of reach of the earlier open frames. */
-  private mayMeasure(from: number, to: number): boolean {
+  /**
+   * Whether every step between the two frames is measured, or out of reach of the earlier open
+   * frames that could measure it in another region.
+   */
+  private mayMeasure(from: number, to: number, roi: SizedRect): boolean {
     let reach = Number.NEGATIVE_INFINITY;
-    for (const open of this.open) if (open < from) reach = Math.max(reach, open + this.radius);
+    for (const [index, open] of this.open) {
+      if (index >= from || (open.settled && open.roi && sameRect(open.roi, roi))) continue;
+      reach = Math.max(reach, index + this.radius);
+    }
     for (let step = Math.min(from, to); step < Math.max(from, to); step += 1) {
       if (step < reach && !this.chain.knows(step)) return false;
     }

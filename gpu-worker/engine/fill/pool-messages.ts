@@ -37,6 +37,8 @@ export interface SearchMessage {
   /** The window around the centre, by video index, consecutive. */
   window: number[];
   centre: number;
+  /** The chain's steps already measured within the window (null: not trusted): motions made of them need no asking. */
+  steps: Array<[number, Homography | null]>;
   crops: SharedCrop[];
   search: WindowSearch;
 }

@@ -1,6 +1,6 @@
 import { parentPort } from "node:worker_threads";
 import type { CropWork } from "./crop";
-import type { IndexedFrame } from "./motion-chain";
+import { composeSteps, type IndexedFrame } from "./motion-chain";
 import type { FoundCrop, FromThread, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
 import type { Homography } from "./types";
 import { searchWindow, windowSources } from "./window-fill";
@@ -21,7 +21,27 @@ let nextAsk = 0;
 
 const post = (message: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-function motionTo(id: number, to: number): Promise<Homography | undefined> {
+/** A step the task was not sent: the cleaning thread measures it, in its order. */
+class UnknownStep extends Error {}
+
+/**
+ * The motion from the task's centre to frame `to`: composed here when the task came with every step
+ * on the way (as the chain composes them), otherwise asked for.
+ */
+async function motionTo(message: SearchMessage, steps: Map<number, Homography | null>, to: number) {
+  try {
+    return await composeSteps(message.centre, to, (at) => {
+      const step = steps.get(at);
+      if (step === undefined) throw new UnknownStep();
+      return step ?? undefined;
+    });
+  } catch (error) {
+    if (!(error instanceof UnknownStep)) throw error;
+    return ask(message.id, to);
+  }
+}
+
+function ask(id: number, to: number): Promise<Homography | undefined> {
   const ask = nextAsk++;
   return new Promise((resolve, reject) => {
     asks.set(`${id}:${ask}`, { resolve, reject });
@@ -66,8 +86,9 @@ async function search(message: SearchMessage): Promise<void> {
     const size = crop.rect.width * crop.rect.height;
     return { ...crop, frame, source: new Uint8Array(size), fill: new Float32Array(size * 3) };
   });
+  const steps = new Map(message.steps);
   const sourcesAt = windowSources(window, center, (position) =>
-    motionTo(message.id, (window[position] as IndexedFrame).index),
+    motionTo(message, steps, (window[position] as IndexedFrame).index),
   );
   const finds = await searchWindow(works, sourcesAt, message.search);
   const crops: FoundCrop[] = finds.map((find, k) => {

@@ -32,14 +32,23 @@ export interface SearchTask {
   search: WindowSearch;
   /** The camera motion from the centre to frame `to` (video index), measured by the caller. */
   motion: (to: number) => Promise<Homography | undefined>;
+  /** The steps of the motion chain measured so far between frames `first` and `last`. */
+  steps: (first: number, last: number) => Array<[number, Homography | null]>;
+  /** The same search in the calling thread, for when that thread would otherwise wait. */
+  here: () => Promise<WindowFind[]>;
 }
 
-interface Running {
-  thread: Thread;
+/** A search waiting for a thread, or sent to one. */
+interface Entry {
+  job: number;
   task: SearchTask;
   resolve: (finds: WindowFind[]) => void;
   reject: (error: unknown) => void;
+  /** Given up: the thread's answer, when one comes, is dropped. */
   canceled: boolean;
+  /** The thread it was sent to, and its id there. */
+  thread?: Thread;
+  id?: number;
   /** The thread's motion asks not answered yet. */
   asks: Set<number>;
 }
@@ -48,7 +57,7 @@ interface Thread {
   worker: Worker;
   /** Frames each job has sent this thread. */
   sent: Map<number, Set<number>>;
-  tasks: number;
+  busy: boolean;
 }
 
 const ENTRY = new URL("./pool-worker.ts", import.meta.url).href;
@@ -56,13 +65,16 @@ const BOOT = new URL("./pool-thread.mjs", import.meta.url);
 
 /**
  * Worker threads that search the window (window-fill.ts) for frames ahead of the one the cleaning
- * thread finishes. A thread that dies or throws fails the searches it held, and so their jobs,
- * with its error; it is replaced for the next ones. The worker process keeps one pool across jobs;
- * the command line opens one per call.
+ * thread finishes, one search per thread at a time; searches wait in order for a free thread, and
+ * the cleaning thread takes waiting ones back rather than wait itself (FillJob.helpUntil). A thread
+ * that dies or throws fails the searches it held, and so their jobs, with its error; it is replaced
+ * for the next ones. The worker process keeps one pool across jobs; the command line opens one per
+ * call.
  */
 export class FillPool {
   private readonly threads: Thread[] = [];
-  private readonly running = new Map<number, Running>();
+  private readonly queue: Entry[] = [];
+  private readonly running = new Map<number, Entry>();
   private nextId = 0;
   private nextJob = 0;
   private closed = false;
@@ -87,64 +99,41 @@ export class FillPool {
     return new FillJob(this, this.nextJob++, signal);
   }
 
-  /** Searches one frame's window in the least busy thread. */
+  /** Queues one frame's window search for the next free thread. */
   search(job: number, task: SearchTask): { done: Promise<WindowFind[]>; cancel: (reason: unknown) => void } {
     if (this.closed) throw new Error("the fill pool is closed");
-    const thread = this.threads.reduce((least, thread) => (thread.tasks < least.tasks ? thread : least));
-    const id = this.nextId++;
-    let running: Running | undefined;
+    let entry: Entry | undefined;
     const done = new Promise<WindowFind[]>((resolve, reject) => {
-      running = { thread, task, resolve, reject, canceled: false, asks: new Set() };
+      entry = { job, task, resolve, reject, canceled: false, asks: new Set() };
     });
-    const entry = running as Running;
-    this.running.set(id, entry);
-    thread.tasks += 1;
-    const sent = thread.sent.get(job) ?? new Set<number>();
-    thread.sent.set(job, sent);
-    const frames: SharedFrame[] = [];
-    for (const frame of task.window) {
-      if (sent.has(frame.index)) continue;
-      sent.add(frame.index);
-      frames.push({
-        index: frame.index,
-        data: frame.frame.data,
-        mask: frame.mask,
-        ...(frame.behind ? { behind: frame.behind } : {}),
-        ...(frame.textOnly ? { textOnly: frame.textOnly } : {}),
-      });
-    }
-    const first = task.window[0]?.index ?? task.centre;
-    for (const index of sent) if (index < first) sent.delete(index);
-    const { width, height } = task.window[0]?.frame ?? { width: 0, height: 0 };
-    const message: SearchMessage = {
-      kind: "search",
-      id,
-      job,
-      width,
-      height,
-      frames,
-      window: task.window.map((frame) => frame.index),
-      centre: task.centre,
-      crops: task.works.map(({ rect, masked, maskedPixels, inside, outside }) => ({
-        rect,
-        masked,
-        maskedPixels,
-        inside,
-        outside,
-      })),
-      search: task.search,
-    };
-    thread.worker.postMessage(message satisfies ToThread);
-    // The thread's answer is still awaited (and dropped): its motion asks are answered "canceled",
-    // those waiting for their motion too (it may never come: the frames before it were given up).
+    const queued = entry as Entry;
+    this.queue.push(queued);
+    this.pump();
+    // A search sent to a thread is still awaited (and its answer dropped): its motion asks are
+    // answered "canceled", those waiting for their motion too (it may never come: the frames
+    // before it were given up).
     const cancel = (reason: unknown) => {
-      if (!this.running.has(id)) return;
-      entry.canceled = true;
-      entry.reject(reason);
-      for (const ask of entry.asks) answer(thread, id, ask, { canceled: true });
-      entry.asks.clear();
+      if (queued.canceled) return;
+      queued.canceled = true;
+      queued.reject(reason);
+      const waiting = this.queue.indexOf(queued);
+      if (waiting >= 0) this.queue.splice(waiting, 1);
+      const { thread, id } = queued;
+      if (thread && id !== undefined)
+        for (const ask of queued.asks) answer(thread, id, ask, { canceled: true });
+      queued.asks.clear();
     };
     return { done, cancel };
+  }
+
+  /** Takes back job `job`'s first waiting search (nearest frame first), if one waits. */
+  takeBack(job: number): Entry | undefined {
+    let first: Entry | undefined;
+    for (const entry of this.queue) {
+      if (entry.job === job && (!first || entry.task.centre < first.task.centre)) first = entry;
+    }
+    if (first) this.queue.splice(this.queue.indexOf(first), 1);
+    return first;
   }
 
   /** Tells every thread that the job ended, so it lets go of its frames. */
@@ -160,9 +149,66 @@ export class FillPool {
     await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
   }
 
+  /** Sends waiting searches to free threads. */
+  private pump(): void {
+    for (const thread of this.threads) {
+      if (thread.busy) continue;
+      const entry = this.queue.shift();
+      if (!entry) return;
+      this.send(entry, thread);
+    }
+  }
+
+  private send(entry: Entry, thread: Thread): void {
+    const id = this.nextId++;
+    const { job, task } = entry;
+    entry.thread = thread;
+    entry.id = id;
+    thread.busy = true;
+    this.running.set(id, entry);
+    const sent = thread.sent.get(job) ?? new Set<number>();
+    thread.sent.set(job, sent);
+    const frames: SharedFrame[] = [];
+    for (const frame of task.window) {
+      if (sent.has(frame.index)) continue;
+      sent.add(frame.index);
+      frames.push({
+        index: frame.index,
+        data: frame.frame.data,
+        mask: frame.mask,
+        ...(frame.behind ? { behind: frame.behind } : {}),
+        ...(frame.textOnly ? { textOnly: frame.textOnly } : {}),
+      });
+    }
+    // The thread forgets the frames before the window too (pool-worker.ts).
+    const first = task.window[0]?.index ?? task.centre;
+    for (const index of sent) if (index < first) sent.delete(index);
+    const { width, height } = task.window[0]?.frame ?? { width: 0, height: 0 };
+    const message: SearchMessage = {
+      kind: "search",
+      id,
+      job,
+      width,
+      height,
+      frames,
+      window: task.window.map((frame) => frame.index),
+      centre: task.centre,
+      steps: task.steps(first, task.window[task.window.length - 1]?.index ?? task.centre),
+      crops: task.works.map(({ rect, masked, maskedPixels, inside, outside }) => ({
+        rect,
+        masked,
+        maskedPixels,
+        inside,
+        outside,
+      })),
+      search: task.search,
+    };
+    thread.worker.postMessage(message satisfies ToThread);
+  }
+
   private spawn(): Thread {
     const worker = new Worker(BOOT, { workerData: { entry: ENTRY } });
-    const thread: Thread = { worker, sent: new Map(), tasks: 0 };
+    const thread: Thread = { worker, sent: new Map(), busy: false };
     worker.on("message", (message: FromThread) => this.heard(thread, message));
     worker.on("error", (error) => this.lost(thread, error));
     worker.on("exit", (code) => this.lost(thread, new Error(`A fill thread stopped (exit code ${code}).`)));
@@ -175,44 +221,58 @@ export class FillPool {
     const entry = this.running.get(message.id);
     if (!entry) return;
     if (message.kind === "motion") {
-      const answer = (reply: Omit<MotionAnswer, "kind" | "id" | "ask">) =>
-        thread.worker.postMessage({
-          kind: "motion",
-          id: message.id,
-          ask: message.ask,
-          ...reply,
-        } satisfies ToThread);
+      const { id, ask } = message;
       if (entry.canceled) {
-        answer({ canceled: true });
+        answer(thread, id, ask, { canceled: true });
         return;
       }
+      entry.asks.add(ask);
+      const reply = (motion: Omit<MotionAnswer, "kind" | "id" | "ask">) => {
+        if (entry.asks.delete(ask)) answer(thread, id, ask, motion);
+      };
       entry.task.motion(message.to).then(
-        (motion) => answer(motion ? { motion } : {}),
-        () => answer({ canceled: true }),
+        (motion) => reply(motion ? { motion } : {}),
+        // The motion's own error fails the search; the thread only hears that it is given up.
+        (error: unknown) => {
+          reply({ canceled: true });
+          entry.canceled = true;
+          entry.reject(error);
+        },
       );
       return;
     }
     this.running.delete(message.id);
-    thread.tasks -= 1;
+    thread.busy = false;
     if (message.kind === "failed") entry.reject(new Error(`The fill's search failed: ${message.message}`));
     else entry.resolve(message.crops.map((crop, k) => foundInWindow(entry.task, k, crop)));
+    this.pump();
   }
 
-  /** A thread died: its searches fail, and a new thread takes its place unless the pool is closing. */
+  /** A thread died: its search fails, and a new thread takes its place unless the pool is closing. */
   private lost(thread: Thread, error: Error): void {
     const at = this.threads.indexOf(thread);
     if (at < 0) return;
     for (const [id, entry] of this.running) {
       if (entry.thread !== thread) continue;
       this.running.delete(id);
+      entry.canceled = true;
       entry.reject(error);
     }
-    if (this.closed) this.threads.splice(at, 1);
-    else this.threads[at] = this.spawn();
+    if (this.closed) {
+      this.threads.splice(at, 1);
+      return;
+    }
+    this.threads[at] = this.spawn();
+    this.pump();
   }
 }
 
-function answer(thread: Thread, id: number, ask: number, reply: Omit<MotionAnswer, "kind" | "id" | "ask">) {
+function answer(
+  thread: Thread,
+  id: number,
+  ask: number,
+  reply: Omit<MotionAnswer, "kind" | "id" | "ask">,
+): void {
   thread.worker.postMessage({ kind: "motion", id, ask, ...reply } satisfies ToThread);
 }
 
@@ -237,15 +297,24 @@ function foundInWindow(task: SearchTask, k: number, crop: FoundCropOf): WindowFi
 
 type FoundCropOf = Extract<FromThread, { kind: "found" }>["crops"][number];
 
-/** One job's use of the pool: its searches fail when its signal aborts, and end() lets go of its frames. */
+/**
+ * One job's use of the pool: its searches fail when its signal aborts, and end() lets go of its
+ * frames. While the cleaning thread waits for a frame's search, it runs the job's waiting searches
+ * itself (helpUntil): the frame's own first, when no thread took it yet.
+ */
 export class FillJob {
   private readonly pending = new Set<(reason: unknown) => void>();
+  /** Wakes helpUntil when a search of the job starts waiting for a thread. */
+  private wake?: () => void;
+  private readonly onAbort = () => this.cancelAll(this.signal?.reason);
 
   constructor(
     private readonly pool: FillPool,
     private readonly id: number,
     private readonly signal?: AbortSignal,
-  ) {}
+  ) {
+    signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
 
   /** How many threads search at once. */
   get threads(): number {
@@ -255,20 +324,52 @@ export class FillJob {
   async search(task: SearchTask): Promise<WindowFind[]> {
     this.signal?.throwIfAborted();
     const { done, cancel } = this.pool.search(this.id, task);
-    const onAbort = () => cancel(this.signal?.reason);
-    this.signal?.addEventListener("abort", onAbort, { once: true });
     this.pending.add(cancel);
+    this.wake?.();
     try {
       return await done;
     } finally {
       this.pending.delete(cancel);
-      this.signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * Waits for `wanted`, running the job's searches still waiting for a thread here in the
+   * meantime, nearest frame first. A search here pauses while it waits for a motion (which may
+   * wait for `wanted`'s frame): then the next waiting search is taken, so the frame being written
+   * always goes on, whoever took its search.
+   */
+  async helpUntil<T>(wanted: Promise<T>): Promise<T> {
+    let settled = false;
+    const over = wanted.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    while (!settled) {
+      const queued = new Promise<void>((wake) => {
+        this.wake = wake;
+      });
+      const entry = this.pool.takeBack(this.id);
+      const here = entry?.task.here();
+      here?.then(entry?.resolve, entry?.reject);
+      await Promise.race([over, queued, ...(here ? [here.catch(() => undefined)] : [])]);
+    }
+    this.wake = undefined;
+    return wanted;
   }
 
   /** Cancels the searches still running and lets the threads forget the job's frames. */
   end(): void {
-    for (const cancel of this.pending) cancel(new Error("The job ended before the fill's search did."));
+    this.signal?.removeEventListener("abort", this.onAbort);
+    this.cancelAll(new Error("The job ended before the fill's search did."));
     this.pool.endJob(this.id);
+  }
+
+  private cancelAll(reason: unknown): void {
+    for (const cancel of this.pending) cancel(reason);
   }
 }
