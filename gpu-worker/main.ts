@@ -2,6 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { loadConfig } from "./config";
 import { EdgeClient } from "./edge-client";
 import { cleanVideo } from "./engine/clean";
+import { FillPool, fillPoolSize } from "./engine/fill/pool";
 import { checkMediaTools } from "./engine/media/tools-check";
 import { selectVideoEncoder } from "./engine/media/video-encoder";
 import { createOcrEngine } from "./engine/ocr/ocr";
@@ -26,6 +27,9 @@ async function main(): Promise<void> {
   const ocr = await createOcrEngine();
   // Here rather than in the first job; the command-line cleaner skips it (it would only add to its time).
   await ocr.warmUp();
+  // The fill's worker threads, kept across jobs like the text models (FILL_THREADS).
+  const poolSize = fillPoolSize();
+  const fillPool = poolSize > 0 ? new FillPool(poolSize) : undefined;
   // Decided once per process; the engine asks again and gets the same answer.
   const video = await selectVideoEncoder(ocr.provider === "cuda");
   log({
@@ -34,6 +38,7 @@ async function main(): Promise<void> {
     ffprobe: tools.ffprobe,
     provider: ocr.provider,
     ...(ocr.cpuReason ? { cpu_reason: ocr.cpuReason } : {}),
+    fill_threads: poolSize + 1,
     encoder: video.encoder,
     encoder_reason: video.reason,
   });
@@ -42,7 +47,8 @@ async function main(): Promise<void> {
   const deps: RunnerDeps = {
     config,
     client,
-    clean: (input, output, options) => cleanVideo(input, output, { ...options, ocr }),
+    clean: (input, output, options) =>
+      cleanVideo(input, output, { ...options, ocr, ...(fillPool ? { fillPool } : {}) }),
     metrics,
     log,
   };
@@ -54,7 +60,7 @@ async function main(): Promise<void> {
   const shutdown = () => {
     for (const source of sources) void source.stop();
     // Running jobs stop with the process; their leases expire and the edge retries them elsewhere.
-    ocr.close().finally(() => process.exit(0));
+    Promise.all([ocr.close(), fillPool?.close()]).finally(() => process.exit(0));
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);

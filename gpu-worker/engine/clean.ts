@@ -1,6 +1,9 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
 import { type FramePools, fillFrame, framePools, type PreviousFill } from "./fill";
+import { finishFill, startFill, type WindowSearcher } from "./fill/fill";
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
+import { OrderedMotion } from "./fill/ordered-motion";
+import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
 import type { SizedRect } from "./geometry";
 
 import type { BufferPool } from "./media/buffer-pool";
@@ -42,6 +45,11 @@ const WIDEN_PIXELS = 4;
 export interface EngineOptions extends CleanOptions {
   /** A loaded OCR engine to reuse (the worker keeps one); otherwise one is opened for this call. */
   ocr?: OcrEngine;
+  /**
+   * The fill's worker threads to reuse (the worker keeps them); otherwise, unless FILL_THREADS says
+   * none (fillPoolSize), a pool is opened for this call.
+   */
+  fillPool?: FillPool;
 }
 
 /** A file cut short stops before the duration its header states: refuse it rather than shorten the ad. */
@@ -121,6 +129,10 @@ export async function cleanVideo(
   const probe = await timedChildren("load", () => probeVideo(input, signal));
   options.admit?.({ durationSeconds: probe.longestSeconds, width: probe.width, height: probe.height });
   const ocr = options.ocr ?? (await timed("load", () => createOcrEngine()));
+  // Its threads start (load their code) while the video is read.
+  const poolSize = options.fillPool ? 0 : fillPoolSize();
+  const fillPool = options.fillPool ?? (poolSize > 0 ? new FillPool(poolSize) : undefined);
+  const fillJob = fillPool?.job(signal);
   try {
     // NVENC only where onnxruntime got the GPU too (decided once per process).
     const { encoder: videoEncoder } = await timedChildren("load", () =>
@@ -153,6 +165,7 @@ export async function cleanVideo(
         ocr,
         pools,
         report,
+        ...(fillJob ? { fillJob } : {}),
         picture: new BeforeAfter(probe.width, probe.height),
         findings: new ReportCollector(probe, 1 / Math.max(1, probe.avgFps)),
       };
@@ -177,6 +190,8 @@ export async function cleanVideo(
     }
   } finally {
     if (!options.ocr) await ocr.close();
+    fillJob?.end();
+    if (!options.fillPool) await fillPool?.close();
   }
 }
 
@@ -188,6 +203,8 @@ interface CleaningPass {
   areas: FrameArea[];
   ocr: OcrEngine;
   pools: FramePools;
+  /** This job's use of the threads that search the windows of the frames ahead; without, the pass goes frame by frame. */
+  fillJob?: FillJob;
   report: NonNullable<CleanOptions["onProgress"]>;
   picture: BeforeAfter;
   findings: ReportCollector;
@@ -200,14 +217,17 @@ interface CleaningPass {
 async function cleaningPass(
   frames: { first: Promise<IteratorResult<Frame>>; rest: AsyncIterator<Frame> },
   encoder: FrameSink,
-  { probe, tracks, areas, ocr, pools, report, picture, findings }: CleaningPass,
+  { probe, tracks, areas, ocr, pools, fillJob: job, report, picture, findings }: CleaningPass,
 ): Promise<number> {
   const radius = windowRadius(probe.width, probe.height);
   const window: WindowFrame[] = [];
-  // One motion measurement per pair of consecutive frames, composed for the neighbours.
+  // One motion measurement per pair of consecutive frames, composed for the neighbours; handed out
+  // in an order that keeps each what a frame-by-frame pass measures, however far ahead the pool is.
   const chain = new MotionChain();
-  // Frames without text share one empty mask (neighbours still need one), never written to.
-  const noText = new Uint8Array(probe.width * probe.height);
+  const motions = new OrderedMotion(chain, () => window, radius);
+  // Frames without text share one empty mask (neighbours still need one), never written to; shared
+  // memory like the pools' buffers, so the pool's threads read it in place.
+  const noText = new Uint8Array(new SharedArrayBuffer(probe.width * probe.height));
   // What each line's earlier frames showed of its shaded box.
   const looks = new Map<number, LineLook>();
   let previous: PreviousFill | undefined;
@@ -215,6 +235,58 @@ async function cleaningPass(
   let residualLines = 0;
   /** Where frame `index` sits in `window` (the window holds consecutive frames). */
   const positionOf = (index: number) => index - (window[0]?.index ?? 0);
+  // Frames read past a frame's own window before it is written, so that the pool searches the
+  // windows of the frames after it meanwhile: one for each thread, and three waiting (for the
+  // thread that finishes first, and for the cleaning thread to search itself while it waits).
+  const lookahead = job ? job.threads + 3 : 0;
+  let startedUpTo = -1;
+
+  /**
+   * Starts the fill of text frame `index` on its window (frames within `radius`, as they are now):
+   * the window search, in the pool when there is one.
+   */
+  const start = (index: number) => {
+    const position = positionOf(index);
+    const around = window.slice(Math.max(0, position - radius), position + radius + 1);
+    const center = position - Math.max(0, position - radius);
+    // Every VERIFY_EVERY-th frame filled is read again for leftover text (then maybe filled again).
+    const verified = cleaned++ % VERIFY_EVERY === 0;
+    motions.started(index);
+    const search: WindowSearcher | undefined =
+      job &&
+      ((works, ask) => {
+        motions.searching(index, ask.motionRoi, !verified);
+        return job.search({
+          centre: index,
+          window: around,
+          works,
+          search: ask.search,
+          motion: (to) => motions.between(index, to, ask.motionRoi),
+          steps: (first, last) => chain.measured(first, last),
+          here: ask.here,
+        });
+      });
+    const options = {
+      windowRadius: radius,
+      motion: (to: number, roi: SizedRect) => motions.between(index, index + to - center, roi),
+      pools,
+    };
+    // The previous output is frame index - 1's when that frame has text (it is written just before).
+    const previousComing = around[center - 1]?.hasText === true;
+    const fill = startFill(around, center, previousComing, search ? { ...options, search } : options);
+    fill.catch(() => undefined); // surfaces when the frame is written, or is dropped with the pass
+    return { around, center, options, verified, fill };
+  };
+  /** The text frames whose fill started, by index, not written yet. */
+  const starts = new Map<number, ReturnType<typeof start>>();
+
+  /** Starts the fills of the text frames whose windows have arrived (all at the end). */
+  const startReady = (lastArrived: number, ended: boolean) => {
+    while (startedUpTo < lastArrived && (ended || startedUpTo + 1 + radius <= lastArrived)) {
+      startedUpTo += 1;
+      if (window[positionOf(startedUpTo)]?.hasText) starts.set(startedUpTo, start(startedUpTo));
+    }
+  };
 
   /** Writes frame `index`, which must be in `window`, filled when it has a mask. */
   const emit = async (index: number) => {
@@ -229,29 +301,32 @@ async function cleaningPass(
       previous = undefined;
       return;
     }
-    const fill = {
-      windowRadius: radius,
-      motion: (to: number, roi: SizedRect) => chain.between(window, center, to, roi),
-      pools,
-    };
-    let result = await timed("fill", () => fillFrame(window, center, previous, fill));
-    if (cleaned++ % VERIFY_EVERY === 0) {
+    const { around, center: at, options, verified, fill } = starts.get(index) ?? start(index);
+    starts.delete(index);
+    // While the pool searches this frame's window, the cleaning thread searches the next ones.
+    let result = await timed("fill", async () =>
+      finishFill(await (job ? job.helpUntil(fill) : fill), previous),
+    );
+    if (verified) {
       const leftover = await residualText(ocr, result.frame, item.mask);
-      if (leftover.length > 0) {
+      if (leftover.length === 0) motions.settled(index);
+      else {
         const widened = timedSync("masks", () => {
           const wider = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
           for (const box of leftover) markTextLine(item.frame, box, wider);
           return wider;
         });
-        const retry = window.map((w, i) => (i === center ? { ...w, mask: widened } : w));
+        // The second try searches the window here: it is the frame being written.
+        const retry = around.map((w, i) => (i === at ? { ...w, mask: widened } : w));
         const first = { frame: result.frame, filledMask: result.synthesized };
-        result = await timed("fill", () => fillFrame(retry, center, previous, fill));
+        result = await timed("fill", () => fillFrame(retry, at, previous, options));
         releaseFill(first, pools);
         const stillFound = await residualText(ocr, result.frame, widened);
         residualLines += stillFound.length;
         findings.foundAfterCleaning(item.ptsSeconds, stillFound);
       }
     }
+    motions.finished(index);
     picture.written(item.index, result.frame.data);
     releaseFill(previous, pools);
     previous = { frame: result.frame, filledMask: result.synthesized };
@@ -263,13 +338,14 @@ async function cleaningPass(
   let next = 0;
   /**
    * Whether arrived frame `index` can be written: a frame with text once its future neighbours have
-   * arrived (all of them at the end), a frame without text at once. Either stays in the window as a
-   * source for the frames after it; only the writing is not held back.
+   * arrived, and `lookahead` frames more (all of them at the end), a frame without text at once.
+   * Either stays in the window as a source for the frames after it; only the writing is not held back.
    */
   const ready = (index: number, lastArrived: number, ended: boolean) =>
-    ended || index + radius <= lastArrived || !window[positionOf(index)]?.hasText;
-  /** Emits, in order, every frame that is ready. */
+    ended || index + radius + lookahead <= lastArrived || !window[positionOf(index)]?.hasText;
+  /** Emits, in order, every frame that is ready, once the fills that can start have started. */
   const emitReady = async (lastArrived: number, ended: boolean) => {
+    if (job) startReady(lastArrived, ended);
     while (next <= lastArrived && ready(next, lastArrived, ended)) {
       await emit(next++);
       while ((window[0]?.index ?? next) < next - radius) releaseFrame(window.shift() as WindowFrame, pools);

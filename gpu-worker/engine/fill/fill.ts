@@ -4,18 +4,11 @@ import { fuseSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
 import { MotionEstimator } from "./motion";
 import { clip, fillRegions, framePixel, grow, union } from "./regions";
-import { movingNearHole } from "./ring-change";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
-import {
-  alignedSources,
-  estimateRing,
-  type FillSource,
-  fillFromSources,
-  mayShowUnfilled,
-  type WeightedSource,
-} from "./temporal";
+import { estimateRing } from "./temporal";
 import { type FillOptions, type Homography, IDENTITY, type MaskedFrame, type RgbFrame } from "./types";
+import { RING_WIDTH, searchWindow, type WindowFind, type WindowSearch, windowSources } from "./window-fill";
 
 export interface FillFrameOptions extends FillOptions {
   /** Context around the crops in which camera motion is estimated, in pixels. */
@@ -36,7 +29,19 @@ export interface FillFrameOptions extends FillOptions {
   motion?: (index: number, roi: SizedRect) => Promise<Homography | undefined>;
   /** Where the result's frame and plane buffers come from (the caller gives them back); default: new ones. */
   pools?: FramePools;
+  /** Searches the window for the crops elsewhere (a worker thread, fill/pool.ts); default: here, in turn. */
+  search?: WindowSearcher;
 }
+
+/**
+ * The window search for a frame's crops, done by someone else: it fills their `source` and `fill`
+ * where the window shows the hole, measuring the motions within `motionRoi` through the `motion`
+ * option; or calls `here`, which searches in this thread.
+ */
+export type WindowSearcher = (
+  works: CropWork[],
+  ask: { motionRoi: SizedRect; search: WindowSearch; here: () => Promise<WindowFind[]> },
+) => Promise<WindowFind[]>;
 
 /** Buffers of a whole frame's pixels (RGB) and of a one-byte plane the size of a frame. */
 export interface FramePools {
@@ -61,6 +66,8 @@ export interface FillResult {
   synthesized: Uint8Array;
 }
 
+type FillSettings = Required<Omit<FillFrameOptions, "motion" | "pools" | "search">>;
+
 const DEFAULTS = {
   windowRadius: 2,
   margin: 16,
@@ -69,10 +76,7 @@ const DEFAULTS = {
   fuse: true,
   inpaintRadius: 5,
   inpaintMethod: "telea",
-} satisfies Required<Omit<FillFrameOptions, "motion" | "pools">>;
-
-/** The unmasked pixels around the hole on which sources are checked and seams measured. */
-const RING_WIDTH = 4;
+} satisfies FillSettings;
 
 /**
  * Fills the masked pixels of window[center]: from the other frames of the window, aligned by their
@@ -86,61 +90,104 @@ export async function fillFrame(
   previous?: PreviousFill,
   options: FillFrameOptions = {},
 ): Promise<FillResult> {
-  const settings = { ...DEFAULTS, ...options };
+  return finishFill(await startFill(window, center, previous !== undefined, options), previous);
+}
+
+/** A frame whose window was searched (startFill), waiting for the previous output to be finished. */
+export interface StartedFill {
+  current: MaskedFrame;
+  settings: FillSettings;
+  pools?: FramePools;
+  /** The crops, their `source` and `fill` holding what the window showed. */
+  works: CropWork[];
+  finds: WindowFind[];
+  /** The camera motion from the centre frame to the previous output. */
+  towardsPrevious: (previous: PreviousFill) => Promise<Homography>;
+  /** Frees what the fill holds outside V8's heap (the motion estimator), whether or not it finished. */
+  release: () => void;
+}
+
+/**
+ * The part of fillFrame that does not need the previous output, only whether there will be one
+ * (`previousComing`): the crops, and the search of the window for them. Frames ahead of the one
+ * being written can be started while it is finished.
+ */
+export async function startFill(
+  window: MaskedFrame[],
+  center: number,
+  previousComing: boolean,
+  options: FillFrameOptions = {},
+): Promise<StartedFill> {
+  const settings: FillSettings = { ...DEFAULTS, ...options };
   const current = window[center];
   if (!current) throw new RangeError(`window has no frame ${center}`);
   const { frame, mask } = current;
-  // Without the caller's pools, fresh ones: every buffer is then a new one.
-  const { pictures, planes } = options.pools ?? framePools(frame.width, frame.height);
-  const data = pictures.take(false);
-  data.set(frame.data);
-  const output = { width: frame.width, height: frame.height, data };
-  const synthesized = planes.take();
+  const started = {
+    current,
+    settings,
+    ...(options.pools ? { pools: options.pools } : {}),
+    works: [],
+    finds: [],
+    towardsPrevious: async () => IDENTITY,
+    release: () => undefined,
+  };
   // The crop must hold the ring the sources are checked on and the context the inpainting reads.
   const margin = Math.max(settings.margin, RING_WIDTH + 1, settings.inpaintRadius + 1);
   const regions = await fillRegions(mask, frame.width, frame.height, margin);
-  if (regions.length === 0) return { frame: output, unseen: 0, carried: 0, regions, synthesized };
+  if (regions.length === 0) return started;
 
   const roi = regions.reduce(union);
   const motionRoi = clip(grow(roi, settings.motionMargin), frame.width, frame.height);
   const given = options.motion;
   const estimator = given ? undefined : await MotionEstimator.create(frame, mask, motionRoi);
-  const motionTo = (index: number, target: MaskedFrame) =>
-    given ? given(index, motionRoi) : Promise.resolve(estimator?.track(target.frame, target.mask));
+  const release = () => estimator?.release();
   try {
-    const sourcesAt = windowSources(window, center, motionTo);
+    const works: CropWork[] = [];
+    for (const rect of regions) works.push(await cropWork(frame, mask, rect));
+    const search = {
+      radius: settings.windowRadius,
+      maxError: settings.maxAlignmentError,
+      restored: current.behind !== undefined,
+      movedOnWanted: previousComing,
+    };
+    const motionTo = (index: number, target: MaskedFrame) =>
+      given ? given(index, motionRoi) : Promise.resolve(estimator?.track(target.frame, target.mask));
+    const here = () => searchWindow(works, windowSources(window, center, motionTo), search);
+    const finds = options.search ? await options.search(works, { motionRoi, search, here }) : await here();
+    const towardsPrevious = async (previous: PreviousFill) =>
+      given
+        ? ((await given(center - 1, motionRoi)) ?? IDENTITY)
+        : previousMotion(previous, estimator as MotionEstimator);
+    return { ...started, works, finds, towardsPrevious, release };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** The rest of fillFrame: the previous output carried over, the spatial fill, the seams, the output frame. */
+export async function finishFill(started: StartedFill, previous?: PreviousFill): Promise<FillResult> {
+  const { current, settings, works, finds } = started;
+  const { frame } = current;
+  // Without the caller's pools, fresh ones: every buffer is then a new one.
+  const { pictures, planes } = started.pools ?? framePools(frame.width, frame.height);
+  const data = pictures.take(false);
+  data.set(frame.data);
+  const output = { width: frame.width, height: frame.height, data };
+  const synthesized = planes.take();
+  try {
     let towardsPrevious: Homography | undefined;
     let unseen = 0;
     let carried = 0;
-    for (const rect of regions) {
-      const work = await cropWork(frame, mask, rect);
-      const fromWindow = await fillFromWindow(
-        work,
-        sourcesAt,
-        settings.windowRadius,
-        settings.maxAlignmentError,
-      );
-      // Under a see-through box, what the neighbours restored behind it comes next.
-      const fromRestored = current.behind
-        ? await fillFromWindow(
-            work,
-            restoredSources(sourcesAt),
-            settings.windowRadius,
-            settings.maxAlignmentError,
-            fromWindow.unfilled,
-          )
-        : { aligned: [], unfilled: fromWindow.unfilled };
-      const aligned = [...fromWindow.aligned, ...fromRestored.aligned];
-      const { unfilled } = fromRestored;
+    for (const [k, work] of works.entries()) {
+      const { aligned, unfilled, movedOn } = finds[k] as WindowFind;
       let settle: (() => void) | undefined;
-      if (previous && unfilled.length > 0) {
-        towardsPrevious ??= given
-          ? ((await given(center - 1, motionRoi)) ?? IDENTITY)
-          : previousMotion(previous, estimator as MotionEstimator);
+      if (previous && unfilled > 0) {
+        towardsPrevious ??= await started.towardsPrevious(previous);
         const carry = carryOver(work, previous, towardsPrevious, {
           ringWidth: RING_WIDTH,
           maxError: settings.maxAlignmentError,
-          movedOn: await pictureMovedOn(work, sourcesAt, settings.windowRadius, settings.maxAlignmentError),
+          movedOn,
         });
         carried += carry.carried;
         settle = carry.settle;
@@ -154,104 +201,10 @@ export async function fillFrame(
       if (settings.fuse) fuseSeams(work, estimateRing(work, aligned, RING_WIDTH), settings.maxAlignmentError);
       writeFill(work, output, synthesized);
     }
-    return { frame: output, unseen, carried, regions, synthesized };
+    return { frame: output, unseen, carried, regions: works.map((work) => work.rect), synthesized };
   } finally {
-    estimator?.release();
+    started.release();
   }
-}
-
-/**
- * Fills the crop from the window, nearest frames first; frames further out are looked at only while
- * some pixel is still unseen, and only for those pixels. Returns the sources that lined up and the
- * pixels none showed.
- */
-async function fillFromWindow(
-  work: CropWork,
-  sourcesAt: (distance: number) => Promise<FillSource[]>,
-  radius: number,
-  maxError: number,
-  unfilled: Uint32Array = work.maskedPixels,
-): Promise<{ aligned: WeightedSource[]; unfilled: Uint32Array }> {
-  const aligned: WeightedSource[] = [];
-  let pending = unfilled;
-  for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
-    const useful = (await sourcesAt(distance)).filter((source) => mayShowUnfilled(work, source, pending));
-    const group = alignedSources(work, useful, RING_WIDTH, maxError).map((aligned) => ({
-      ...aligned,
-      movedNear: movingNearHole(work, aligned.source),
-    }));
-    if (group.length === 0) continue;
-    fillFromSources(work, group, Source.neighbours, pending);
-    // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.
-    pending = unfilledOf(
-      work,
-      pending,
-      pending === work.maskedPixels ? new Uint32Array(pending.length) : pending,
-    );
-    aligned.push(...group);
-  }
-  return { aligned, unfilled: pending };
-}
-
-/** The window's frames that restored a see-through box, with their restored pixels open to borrowing. */
-function restoredSources(
-  sourcesAt: (distance: number) => Promise<FillSource[]>,
-): (distance: number) => Promise<FillSource[]> {
-  return async (distance) =>
-    (await sourcesAt(distance)).flatMap((source) =>
-      source.textOnly ? [{ ...source, mask: source.textOnly }] : [],
-    );
-}
-
-/**
- * Whether the picture around the hole has changed beyond the alignment check since the window's
- * farthest frames (both sides, or the one the window has): content that lives on its own (water,
- * crowds, animation) rather than moving with the camera. A fill kept from earlier frames is out of
- * date there. False when the window holds no frame that far.
- */
-async function pictureMovedOn(
-  work: CropWork,
-  sourcesAt: (distance: number) => Promise<FillSource[]>,
-  radius: number,
-  maxError: number,
-): Promise<boolean> {
-  const farthest = await sourcesAt(radius);
-  return farthest.length > 0 && alignedSources(work, farthest, RING_WIDTH, maxError).length === 0;
-}
-
-/**
- * The window's frames at a given distance from the centre (before and after it) as fill sources,
- * each frame's motion measured once however many crops ask.
- */
-function windowSources(
-  window: MaskedFrame[],
-  center: number,
-  motionTo: (index: number, target: MaskedFrame) => Promise<Homography | undefined>,
-): (distance: number) => Promise<FillSource[]> {
-  const { frame } = window[center] as MaskedFrame;
-  const measured = new Map<number, Promise<FillSource[]>>();
-  const measure = async (distance: number) => {
-    const sources: FillSource[] = [];
-    for (const index of [center - distance, center + distance]) {
-      const neighbour = window[index];
-      if (!neighbour) continue;
-      if (neighbour.frame.width !== frame.width || neighbour.frame.height !== frame.height) {
-        throw new RangeError(`window frame ${index} is not ${frame.width}x${frame.height}`);
-      }
-      // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
-      const homography = (await motionTo(index, neighbour)) ?? IDENTITY;
-      sources.push({ ...neighbour, motion: homography, distance });
-    }
-    return sources;
-  };
-  return (distance) => {
-    let sources = measured.get(distance);
-    if (!sources) {
-      sources = measure(distance);
-      measured.set(distance, sources);
-    }
-    return sources;
-  };
 }
 
 function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): void {
@@ -329,14 +282,4 @@ function behindCorrections(work: CropWork, behind: Uint8Array): LinearFit[] {
     if (!(gain >= 1 / MAX_CORRECTION_GAIN && gain <= MAX_CORRECTION_GAIN)) return unchanged;
     return { gain, offset: meanY - gain * meanX };
   });
-}
-
-/**
- * The pixels of `pixels` that are still unfilled, in order, written to the start of `into` (which may
- * be `pixels` itself: no pixel is written before it is read). A plain loop: TypedArray.filter is slow.
- */
-function unfilledOf(work: CropWork, pixels: Uint32Array, into: Uint32Array): Uint32Array {
-  let count = 0;
-  for (const i of pixels) if (work.source[i] === Source.none) into[count++] = i;
-  return into.subarray(0, count);
 }

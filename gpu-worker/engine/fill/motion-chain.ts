@@ -43,6 +43,30 @@ export function invert(h: Homography): Homography | undefined {
 }
 
 /**
+ * The motion from frame `from` to frame `to` composed of the steps between them (`step(i)`: frame i
+ * to i + 1), asked for in order, up to the first one that is not trusted (then undefined).
+ */
+export async function composeSteps(
+  from: number,
+  to: number,
+  step: (at: number) => Promise<Homography | undefined> | Homography | undefined,
+): Promise<Homography | undefined> {
+  let motion: Homography = IDENTITY;
+  for (let at = from; at < to; at += 1) {
+    const forward = await step(at);
+    if (!forward) return undefined;
+    motion = compose(forward, motion);
+  }
+  for (let at = from - 1; at >= to; at -= 1) {
+    const forward = await step(at);
+    const back = forward && invert(forward);
+    if (!back) return undefined;
+    motion = compose(back, motion);
+  }
+  return motion;
+}
+
+/**
  * Camera motion across a stream of frames, measured once between each frame and the next and
  * composed for frames further apart: filling a frame from its window's neighbours then needs one
  * optical-flow run per frame instead of one per neighbour (the drift composing adds is taken out by
@@ -62,19 +86,20 @@ export class MotionChain {
     to: number,
     roi: SizedRect,
   ): Promise<Homography | undefined> {
-    let motion: Homography = IDENTITY;
-    for (let at = from; at < to; at += 1) {
-      const step = await this.step(window, at, roi);
-      if (!step) return undefined;
-      motion = compose(step, motion);
-    }
-    for (let at = from - 1; at >= to; at -= 1) {
-      const step = await this.step(window, at, roi);
-      const back = step && invert(step);
-      if (!back) return undefined;
-      motion = compose(back, motion);
-    }
-    return motion;
+    return composeSteps(from, to, (at) => this.step(window, at, roi));
+  }
+
+  /** The steps measured from frames `first` to `last` (video indices), null where untrusted. */
+  measured(first: number, last: number): Array<[number, Homography | null]> {
+    const known: Array<[number, Homography | null]> = [];
+    for (const [index, step] of this.steps)
+      if (index >= first && index <= last) known.push([index, step ?? null]);
+    return known;
+  }
+
+  /** Whether the step from frame `index` (the video's) to the next was measured already. */
+  knows(index: number): boolean {
+    return this.steps.has(index);
   }
 
   /** Drops the steps of frames before `index`, which left the window. */
@@ -112,6 +137,6 @@ export class MotionChain {
   }
 }
 
-function sameRect(a: SizedRect, b: SizedRect): boolean {
+export function sameRect(a: SizedRect, b: SizedRect): boolean {
   return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 }

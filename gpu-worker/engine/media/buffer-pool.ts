@@ -4,6 +4,8 @@
  * heap, pushes it into a full garbage collection every few frames (73 on a 100-frame clip).
  * Each take() hands out a new view of a free buffer, so a cache keyed by the array (tiles.ts) never
  * takes a reused buffer for the one it saw.
+ * The memory is a SharedArrayBuffer: the fill's worker threads (fill/pool.ts) read a window's frames
+ * and masks where they lie, with no copy per task.
  */
 export class BufferPool {
   private readonly free: ArrayBufferLike[] = [];
@@ -17,7 +19,7 @@ export class BufferPool {
     const buffer = this.free.pop();
     if (!buffer) {
       this.allocated += 1;
-      return new Uint8Array(this.bytes);
+      return new Uint8Array(new SharedArrayBuffer(this.bytes));
     }
     const view = new Uint8Array(buffer);
     return zeroed ? view.fill(0) : view;

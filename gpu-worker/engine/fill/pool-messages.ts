@@ -1,0 +1,91 @@
+import type { SizedRect } from "../geometry";
+import type { Homography } from "./types";
+import type { WindowSearch } from "./window-fill";
+
+/**
+ * What the cleaning thread and the fill's worker threads (pool.ts, pool-worker.ts) say to each other.
+ * Frames and masks travel as views of SharedArrayBuffers (no copy); crops as copies (a few hundred
+ * kilobytes); motions as plain numbers.
+ */
+
+/** A window frame, sent to a thread once per job and kept there until the window passes it. */
+export interface SharedFrame {
+  index: number;
+  data: Uint8Array;
+  mask: Uint8Array;
+  behind?: Uint8Array;
+  textOnly?: Uint8Array;
+}
+
+/** A crop as the window search needs it (CropWork less the frame, the source and the fill). */
+export interface SharedCrop {
+  rect: SizedRect;
+  masked: Uint8Array;
+  maskedPixels: Uint32Array;
+  inside: Float32Array;
+  outside: Float32Array;
+}
+
+export interface SearchMessage {
+  kind: "search";
+  id: number;
+  job: number;
+  width: number;
+  height: number;
+  /** Frames of the job the thread was not sent yet. */
+  frames: SharedFrame[];
+  /** The window around the centre, by video index, consecutive. */
+  window: number[];
+  centre: number;
+  /** The chain's steps already measured within the window (null: not trusted): motions made of them need no asking. */
+  steps: Array<[number, Homography | null]>;
+  crops: SharedCrop[];
+  search: WindowSearch;
+}
+
+/** The answer to a thread's MotionAsk; `canceled` when the task was given up (the job failed or was aborted). */
+export interface MotionAnswer {
+  kind: "motion";
+  id: number;
+  ask: number;
+  motion?: Homography;
+  canceled?: boolean;
+}
+
+/** The job ended: the thread forgets its frames. */
+export interface EndMessage {
+  kind: "end";
+  job: number;
+}
+
+export type ToThread = SearchMessage | MotionAnswer | EndMessage;
+
+/** The camera motion from the task's centre to frame `to`, which the cleaning thread measures. */
+export interface MotionAsk {
+  kind: "motion";
+  id: number;
+  ask: number;
+  to: number;
+}
+
+/** A source that lined up, by frame: `restored` when its see-through box's restored pixels were open. */
+export interface SharedAligned {
+  index: number;
+  restored: boolean;
+  motion: Homography;
+  distance: number;
+  weight: number;
+}
+
+export interface FoundCrop {
+  source: Uint8Array;
+  fill: Float32Array;
+  aligned: SharedAligned[];
+  unfilled: number;
+  movedOn: boolean;
+}
+
+export type FromThread =
+  | MotionAsk
+  | { kind: "found"; id: number; crops: FoundCrop[] }
+  | { kind: "failed"; id: number; message: string };

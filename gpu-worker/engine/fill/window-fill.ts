@@ -1,0 +1,168 @@
+import { type CropWork, Source } from "./crop";
+import { movingNearHole } from "./ring-change";
+import {
+  alignedSources,
+  type FillSource,
+  fillFromSources,
+  mayShowUnfilled,
+  type WeightedSource,
+} from "./temporal";
+import { type Homography, IDENTITY, type MaskedFrame } from "./types";
+
+/**
+ * The search of the window for a frame's crops: the part of the fill that does not depend on the
+ * previous output, so a worker thread (fill/pool.ts) can do it for frames ahead of the one being
+ * written. It writes the crop's `source` and `fill` where the window's frames show the hole.
+ */
+
+/** The unmasked pixels around the hole on which sources are checked and seams measured. */
+export const RING_WIDTH = 4;
+
+/** The window's frames at a distance from the centre (both sides), aligned by their camera motion. */
+export type SourcesAt = (distance: number) => Promise<FillSource[]>;
+
+export interface WindowSearch {
+  /** How many frames on each side of the centre are looked at. */
+  radius: number;
+  maxError: number;
+  /** Whether the centre frame has a see-through box, so the neighbours' restored pictures are looked at too. */
+  restored: boolean;
+  /** Whether the previous output will be carried over, so pictureMovedOn is wanted where pixels stay unseen. */
+  movedOnWanted: boolean;
+}
+
+/** What the search found for one crop (its `source` and `fill` hold the pixels). */
+export interface WindowFind {
+  /** The sources that lined up with the centre frame; the seam blend measures the fill's edge with them. */
+  aligned: WeightedSource[];
+  /** Masked pixels no frame of the window showed. */
+  unfilled: number;
+  /** pictureMovedOn, when it was wanted and some pixel stayed unseen; false otherwise. */
+  movedOn: boolean;
+}
+
+/** Searches the window for each crop in turn. */
+export async function searchWindow(
+  works: CropWork[],
+  sourcesAt: SourcesAt,
+  search: WindowSearch,
+): Promise<WindowFind[]> {
+  const finds: WindowFind[] = [];
+  for (const work of works) finds.push(await searchCrop(work, sourcesAt, search));
+  return finds;
+}
+
+async function searchCrop(work: CropWork, sourcesAt: SourcesAt, search: WindowSearch): Promise<WindowFind> {
+  const { radius, maxError } = search;
+  const fromWindow = await fillFromWindow(work, sourcesAt, radius, maxError);
+  // Under a see-through box, what the neighbours restored behind it comes next.
+  const fromRestored = search.restored
+    ? await fillFromWindow(work, restoredSources(sourcesAt), radius, maxError, fromWindow.unfilled)
+    : { aligned: [], unfilled: fromWindow.unfilled };
+  const unfilled = fromRestored.unfilled.length;
+  const movedOn =
+    search.movedOnWanted && unfilled > 0 && (await pictureMovedOn(work, sourcesAt, radius, maxError));
+  return { aligned: [...fromWindow.aligned, ...fromRestored.aligned], unfilled, movedOn };
+}
+
+/**
+ * Fills the crop from the window, nearest frames first; frames further out are looked at only while
+ * some pixel is still unseen, and only for those pixels. Returns the sources that lined up and the
+ * pixels none showed.
+ */
+async function fillFromWindow(
+  work: CropWork,
+  sourcesAt: SourcesAt,
+  radius: number,
+  maxError: number,
+  unfilled: Uint32Array = work.maskedPixels,
+): Promise<{ aligned: WeightedSource[]; unfilled: Uint32Array }> {
+  const aligned: WeightedSource[] = [];
+  let pending = unfilled;
+  for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
+    const useful = (await sourcesAt(distance)).filter((source) => mayShowUnfilled(work, source, pending));
+    const group = alignedSources(work, useful, RING_WIDTH, maxError).map((aligned) => ({
+      ...aligned,
+      movedNear: movingNearHole(work, aligned.source),
+    }));
+    if (group.length === 0) continue;
+    fillFromSources(work, group, Source.neighbours, pending);
+    // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.
+    pending = unfilledOf(
+      work,
+      pending,
+      pending === work.maskedPixels ? new Uint32Array(pending.length) : pending,
+    );
+    aligned.push(...group);
+  }
+  return { aligned, unfilled: pending };
+}
+
+/** The window's frames that restored a see-through box, with their restored pixels open to borrowing. */
+function restoredSources(sourcesAt: SourcesAt): SourcesAt {
+  return async (distance) =>
+    (await sourcesAt(distance)).flatMap((source) =>
+      source.textOnly ? [{ ...source, mask: source.textOnly }] : [],
+    );
+}
+
+/**
+ * Whether the picture around the hole has changed beyond the alignment check since the window's
+ * farthest frames (both sides, or the one the window has): content that lives on its own (water,
+ * crowds, animation) rather than moving with the camera. A fill kept from earlier frames is out of
+ * date there. False when the window holds no frame that far.
+ */
+async function pictureMovedOn(
+  work: CropWork,
+  sourcesAt: SourcesAt,
+  radius: number,
+  maxError: number,
+): Promise<boolean> {
+  const farthest = await sourcesAt(radius);
+  return farthest.length > 0 && alignedSources(work, farthest, RING_WIDTH, maxError).length === 0;
+}
+
+/**
+ * The window's frames at a given distance from the centre (before and after it) as fill sources,
+ * each frame's motion measured once however many crops ask.
+ */
+export function windowSources(
+  window: MaskedFrame[],
+  center: number,
+  motionTo: (index: number, target: MaskedFrame) => Promise<Homography | undefined>,
+): SourcesAt {
+  const { frame } = window[center] as MaskedFrame;
+  const measured = new Map<number, Promise<FillSource[]>>();
+  const measure = async (distance: number) => {
+    const sources: FillSource[] = [];
+    for (const index of [center - distance, center + distance]) {
+      const neighbour = window[index];
+      if (!neighbour) continue;
+      if (neighbour.frame.width !== frame.width || neighbour.frame.height !== frame.height) {
+        throw new RangeError(`window frame ${index} is not ${frame.width}x${frame.height}`);
+      }
+      // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
+      const homography = (await motionTo(index, neighbour)) ?? IDENTITY;
+      sources.push({ ...neighbour, motion: homography, distance });
+    }
+    return sources;
+  };
+  return (distance) => {
+    let sources = measured.get(distance);
+    if (!sources) {
+      sources = measure(distance);
+      measured.set(distance, sources);
+    }
+    return sources;
+  };
+}
+
+/**
+ * The pixels of `pixels` that are still unfilled, in order, written to the start of `into` (which may
+ * be `pixels` itself: no pixel is written before it is read). A plain loop: TypedArray.filter is slow.
+ */
+function unfilledOf(work: CropWork, pixels: Uint32Array, into: Uint32Array): Uint32Array {
+  let count = 0;
+  for (const i of pixels) if (work.source[i] === Source.none) into[count++] = i;
+  return into.subarray(0, count);
+}
