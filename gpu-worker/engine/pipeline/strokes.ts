@@ -31,20 +31,10 @@ export function strokeResponse(image: RgbImage, rect: EdgeRect, strokeRadius: nu
     }
   }
   // Opening: min then max; closing: max then min (square windows, each pass separable).
-  const opened = rank(
-    rank(grey, width, height, strokeRadius, Math.min),
-    width,
-    height,
-    strokeRadius,
-    Math.max,
-  );
-  const closed = rank(
-    rank(grey, width, height, strokeRadius, Math.max),
-    width,
-    height,
-    strokeRadius,
-    Math.min,
-  );
+  const filter = (plane: Uint8Array, pick: (a: number, b: number) => number) =>
+    rank(plane, width, height, strokeRadius, pick);
+  const opened = filter(filter(grey, Math.min), Math.max);
+  const closed = filter(filter(grey, Math.max), Math.min);
   const rectWidth = rect.x1 - rect.x0;
   const bright = new Uint8Array(rectWidth * (rect.y1 - rect.y0));
   const dark = new Uint8Array(bright.length);
@@ -63,7 +53,7 @@ export function strokeResponse(image: RgbImage, rect: EdgeRect, strokeRadius: nu
   return brightSum >= darkSum ? bright : dark;
 }
 
-/** A square minimum or maximum filter of radius `radius`, as a row pass then a column pass. */
+/** A square minimum or maximum filter of radius `radius`: a pass along the rows, then one down the columns. */
 function rank(
   plane: Uint8Array,
   width: number,
@@ -72,24 +62,27 @@ function rank(
   pick: (a: number, b: number) => number,
 ): Uint8Array {
   const rows = new Uint8Array(plane.length);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      let value = plane[y * width + x] as number;
-      for (let d = Math.max(0, x - radius); d <= Math.min(width - 1, x + radius); d += 1) {
-        value = pick(value, plane[y * width + d] as number);
-      }
-      rows[y * width + x] = value;
-    }
-  }
+  for (let y = 0; y < height; y += 1) rankLine(plane, rows, y * width, 1, width, radius, pick);
   const out = new Uint8Array(plane.length);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      let value = rows[y * width + x] as number;
-      for (let d = Math.max(0, y - radius); d <= Math.min(height - 1, y + radius); d += 1) {
-        value = pick(value, rows[d * width + x] as number);
-      }
-      out[y * width + x] = value;
-    }
-  }
+  for (let x = 0; x < width; x += 1) rankLine(rows, out, x, width, height, radius, pick);
   return out;
+}
+
+/** The filter along one line of `length` pixels starting at `start`, `step` apart. */
+function rankLine(
+  from: Uint8Array,
+  to: Uint8Array,
+  start: number,
+  step: number,
+  length: number,
+  radius: number,
+  pick: (a: number, b: number) => number,
+): void {
+  for (let i = 0; i < length; i += 1) {
+    let value = from[start + i * step] as number;
+    for (let d = Math.max(0, i - radius); d <= Math.min(length - 1, i + radius); d += 1) {
+      value = pick(value, from[start + d * step] as number);
+    }
+    to[start + i * step] = value;
+  }
 }
