@@ -17,11 +17,13 @@ const run = promisify(execFile);
 const FONT_FILE = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 
 describe("fillPoolSize", () => {
-  it("takes one thread per core less one for the cleaning thread, at least one, unless FILL_THREADS says", () => {
-    expect(fillPoolSize(undefined, 16)).toBe(15);
+  it("takes one thread per core less one for the cleaning thread, at least one and at most four, unless FILL_THREADS says", () => {
+    expect(fillPoolSize(undefined, 16)).toBe(4);
+    expect(fillPoolSize(undefined, 4)).toBe(3);
     expect(fillPoolSize(undefined, 2)).toBe(1);
     expect(fillPoolSize(undefined, 1)).toBe(1);
-    expect(fillPoolSize("", 8)).toBe(7);
+    expect(fillPoolSize("", 8)).toBe(4);
+    expect(fillPoolSize("16", 16)).toBe(15);
     // FILL_THREADS counts the cleaning thread: 2 is one worker thread beside it, 1 and 0 none.
     expect(fillPoolSize("2", 16)).toBe(1);
     expect(fillPoolSize("4", 2)).toBe(3);

@@ -7,14 +7,21 @@ import type { Homography } from "./types";
 import type { WindowFind, WindowSearch } from "./window-fill";
 
 /**
+ * Worker threads by default at most: from about 3 a job is bound by its cleaning thread (README,
+ * "Threads"), and each thread holds its own frames and heap (at 1080p, 15 of them would pass the
+ * 1.5 GB a job may take). A host running several slots sets FILL_THREADS to share more.
+ */
+const MAX_DEFAULT_THREADS = 4;
+
+/**
  * How many worker threads search the window for the frames ahead of the one being written (README,
  * Configuration: FILL_THREADS). FILL_THREADS counts the threads that fill, the cleaning thread (which
  * finishes each frame in order) included: 2 is one worker thread beside it, 1 or 0 none (the search
  * runs in the cleaning thread, as a frame-by-frame pass). Unset: one worker thread per core, less
- * one for the cleaning thread and ffmpeg's encoder, and at least one.
+ * one for the cleaning thread and ffmpeg's encoder, at least one and at most MAX_DEFAULT_THREADS.
  */
 export function fillPoolSize(setting = process.env.FILL_THREADS, cores = availableParallelism()): number {
-  if (setting === undefined || setting === "") return Math.max(1, cores - 1);
+  if (setting === undefined || setting === "") return Math.max(1, Math.min(MAX_DEFAULT_THREADS, cores - 1));
   const threads = Number(setting);
   if (!Number.isInteger(threads) || threads < 0) {
     throw new Error(`FILL_THREADS must be a whole number of threads, not ${setting}`);
