@@ -48,14 +48,15 @@ export function missedInCorners(
   cornerBoxes: TextBox[][],
   found: TextBox[],
 ): TextBox[] {
-  const missed: TextBox[] = [];
+  // The boxes so far, the 1x search's first: a corner box is kept only where none of them lies.
+  const boxes = [...found];
   corners.forEach(({ rect }, k) => {
     for (const box of cornerBoxes[k] ?? []) {
       const inFrame = shrunk(box, rect);
-      if (![...found, ...missed].some((other) => overlaps(other.box, inFrame.box))) missed.push(inFrame);
+      if (!boxes.some((other) => overlaps(other.box, inFrame.box))) boxes.push(inFrame);
     }
   });
-  return missed;
+  return boxes.slice(found.length);
 }
 
 function intersection(a: SizedRect, b: SizedRect): SizedRect | undefined {
