@@ -1,6 +1,7 @@
 import type { SizedRect } from "../geometry";
 import { timed } from "../stage-clock";
 import { type GreyRegion, greyRegion, MotionEstimator } from "./motion";
+import { sameRect } from "./regions";
 import { type Homography, IDENTITY, type MaskedFrame } from "./types";
 
 /** A window frame with its place in the video. */
@@ -135,8 +136,4 @@ export class MotionChain {
       estimator.release();
     }
   }
-}
-
-export function sameRect(a: SizedRect, b: SizedRect): boolean {
-  return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 }

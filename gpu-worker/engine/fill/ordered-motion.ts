@@ -1,5 +1,6 @@
 import type { SizedRect } from "../geometry";
-import { type IndexedFrame, type MotionChain, sameRect } from "./motion-chain";
+import type { IndexedFrame, MotionChain } from "./motion-chain";
+import { sameRect } from "./regions";
 import type { Homography } from "./types";
 
 /**

@@ -127,3 +127,8 @@ function mergeTouching(rects: SizedRect[]): SizedRect[] {
   }
   return merged;
 }
+
+/** Whether two rectangles are the same (b may be missing: then not). */
+export function sameRect(a: SizedRect, b: SizedRect | undefined): boolean {
+  return b !== undefined && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+}

@@ -1,4 +1,4 @@
-import { union, wholePixels } from "../fill/regions";
+import { sameRect, union, wholePixels } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import { GRID_COLUMNS, GRID_ROWS } from "./signatures";
 
@@ -84,10 +84,6 @@ export function changedRegions(
   const pixels = regions.map((region) => wholePixels(region, width, height));
   const area = pixels.reduce((sum, { width: w, height: h }) => sum + w * h, 0);
   return area > MAX_CROPPED_SHARE * width * height ? null : pixels;
-}
-
-function sameRect(a: SizedRect, b: SizedRect | undefined): boolean {
-  return b !== undefined && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 }
 
 /** The signature as searched after a search of `regions` (null: the whole frame) on a frame with `current`. */
