@@ -3,8 +3,10 @@ import { readFileSync } from "node:fs";
 
 /**
  * Where a cleaning's CPU time goes, by stage. In-process stages are timed with process.cpuUsage(),
- * which counts every thread of the process (onnxruntime's pool too): the engine runs one stage at a
- * time, so the CPU spent between entering a stage and leaving it is that stage's. ffmpeg's children
+ * which counts every thread of the process (onnxruntime's pool too): the cleaning thread runs one
+ * stage at a time, so the CPU spent between entering a stage and leaving it is that stage's, less
+ * what the followed threads spent meanwhile (the fill's pool threads, which search ahead whatever
+ * stage the cleaning thread is in): theirs is read from /proc and charged to their own stage. ffmpeg's children
  * are read from /proc: a decoder's own CPU when its stream ends; the encoder ends last, after its
  * look-ahead is flushed, so it gets what remains of the children's total (Linux only; elsewhere the
  * children count zero).
@@ -39,6 +41,28 @@ function statSeconds(path: string, first: 14 | 16): number {
   }
 }
 
+/**
+ * Threads of this process whose CPU is always one stage's, by Linux thread id: the fill's pool
+ * threads (fill/pool.ts follows each while it lives).
+ */
+const followedThreads = new Map<number, Stage>();
+
+/** Counts thread `tid`'s CPU as `stage`'s in every clock; returns the call that stops it. */
+export function followThread(tid: number, stage: Stage): () => void {
+  followedThreads.set(tid, stage);
+  return () => followedThreads.delete(tid);
+}
+
+/** The calling thread's Linux thread id (the first field of its stat), undefined elsewhere. */
+export function ownThreadId(): number | undefined {
+  try {
+    const tid = Number.parseInt(readFileSync("/proc/thread-self/stat", "utf8"), 10);
+    return Number.isInteger(tid) ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU seconds of this process's children that have ended and were waited for. */
 export const endedChildrenSeconds = () => statSeconds("/proc/self/stat", 16);
 const ownSeconds = () => {
@@ -55,6 +79,8 @@ export class StageClock {
   private childrenCharged = 0;
   /** The last CPU reading of each followed child (decoders), by process id. */
   private readonly followed = new Map<number, { stage: Stage; seconds: number }>();
+  /** The last CPU reading of each followed thread, by thread id: CPU before the first is not this clock's. */
+  private readonly threadReadings = new Map<number, number>();
 
   /**
    * With `fromProcessStart` (a command-line run), the CPU the process spent before the clock was made
@@ -69,11 +95,25 @@ export class StageClock {
   /** Charges the CPU since the last switch to the stage that ran, and makes `stage` the running one. */
   private switchTo(stage: Stage): Stage {
     const now = ownSeconds();
-    this.seconds[this.current] += now - this.switchedAt;
+    this.seconds[this.current] += now - this.switchedAt - this.chargeThreads();
     this.switchedAt = now;
     const was = this.current;
     this.current = stage;
     return was;
+  }
+
+  /** Charges the followed threads' CPU since the last reading to their stages; returns it. */
+  private chargeThreads(): number {
+    let charged = 0;
+    for (const [tid, stage] of followedThreads) {
+      const seconds = statSeconds(`/proc/self/task/${tid}/stat`, 14);
+      const last = this.threadReadings.get(tid);
+      this.threadReadings.set(tid, seconds);
+      if (last === undefined || seconds < last) continue;
+      this.seconds[stage] += seconds - last;
+      charged += seconds - last;
+    }
+    return charged;
   }
 
   /** Runs `work` as `stage`; a stage inside another is taken out of the outer one. */

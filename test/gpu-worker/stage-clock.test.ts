@@ -1,5 +1,7 @@
+import { once } from "node:events";
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { StageClock, timed, withStageClock } from "../../gpu-worker/engine/stage-clock";
+import { followThread, StageClock, timed, withStageClock } from "../../gpu-worker/engine/stage-clock";
 
 /** Spins until this process has used `seconds` more CPU (a CPU amount, not a wall time). */
 function burn(seconds: number): void {
@@ -34,5 +36,37 @@ describe("stage clock", () => {
     const clock = new StageClock();
     await timed("fill", async () => burn(0.02));
     expect(clock.read().fill).toBe(0);
+  });
+
+  it("charges a followed thread's CPU to its stage, not to the stage the cleaning thread is in", async () => {
+    // A thread that says its Linux id, then spins until its own CPU (in 10 ms ticks) grew by 0.3 s.
+    const spinner = new Worker(
+      `const { parentPort } = require("node:worker_threads");
+       const { readFileSync } = require("node:fs");
+       const stat = () => readFileSync("/proc/thread-self/stat", "utf8");
+       const ticks = () => { const f = stat().slice(stat().lastIndexOf(")") + 2).split(" "); return Number(f[11]) + Number(f[12]); };
+       parentPort.postMessage(Number.parseInt(stat(), 10));
+       parentPort.once("message", () => { const until = ticks() + 30; while (ticks() < until) {} parentPort.postMessage("done"); });`,
+      { eval: true },
+    );
+    const [tid] = (await once(spinner, "message")) as [number];
+    const unfollow = followThread(tid, "fill");
+    const clock = new StageClock();
+    try {
+      await withStageClock(clock, () =>
+        // The cleaning thread waits (on the encoder, say) while the thread works.
+        timed("encode", async () => {
+          spinner.postMessage("go");
+          await once(spinner, "message");
+        }),
+      );
+    } finally {
+      unfollow();
+      await spinner.terminate();
+    }
+    const seconds = clock.read();
+    expect(seconds.fill).toBeGreaterThanOrEqual(0.25);
+    // Without following the thread, its 0.3 s would be the encoder's.
+    expect(seconds.encode).toBeLessThan(0.1);
   });
 });

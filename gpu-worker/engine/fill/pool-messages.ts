@@ -85,7 +85,14 @@ export interface FoundCrop {
   movedOn: boolean;
 }
 
+/** Sent once when a thread starts: its Linux thread id, so the stage clock can count its CPU as the fill's. */
+export interface ThreadStarted {
+  kind: "started";
+  tid: number;
+}
+
 export type FromThread =
+  | ThreadStarted
   | MotionAsk
   | { kind: "found"; id: number; crops: FoundCrop[] }
   | { kind: "failed"; id: number; message: string };

@@ -1,4 +1,5 @@
 import { parentPort } from "node:worker_threads";
+import { ownThreadId } from "../stage-clock";
 import type { CropWork } from "./crop";
 import { composeSteps, type IndexedFrame } from "./motion-chain";
 import type { FoundCrop, FromThread, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
@@ -110,6 +111,9 @@ async function search(message: SearchMessage): Promise<void> {
   const transfer = crops.flatMap((crop) => [crop.source.buffer, crop.fill.buffer] as ArrayBuffer[]);
   post({ kind: "found", id: message.id, crops }, transfer);
 }
+
+const tid = ownThreadId();
+if (tid !== undefined) post({ kind: "started", tid });
 
 port.on("message", (message: ToThread) => {
   if (message.kind === "end") {

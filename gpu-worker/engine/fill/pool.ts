@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { followThread } from "../stage-clock";
 import type { CropWork } from "./crop";
 import type { IndexedFrame } from "./motion-chain";
 import type { FromThread, MotionAnswer, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
@@ -65,6 +66,8 @@ interface Thread {
   /** Frames each job has sent this thread. */
   sent: Map<number, Set<number>>;
   busy: boolean;
+  /** Stops the stage clock counting the thread's CPU as the fill's (once it said who it is). */
+  unfollow?: () => void;
 }
 
 const ENTRY = new URL("./pool-worker.ts", import.meta.url).href;
@@ -225,6 +228,10 @@ export class FillPool {
   }
 
   private heard(thread: Thread, message: FromThread): void {
+    if (message.kind === "started") {
+      thread.unfollow = followThread(message.tid, "fill");
+      return;
+    }
     const entry = this.running.get(message.id);
     if (!entry) return;
     if (message.kind === "motion") {
@@ -259,6 +266,7 @@ export class FillPool {
   private lost(thread: Thread, error: Error): void {
     const at = this.threads.indexOf(thread);
     if (at < 0) return;
+    thread.unfollow?.();
     for (const [id, entry] of this.running) {
       if (entry.thread !== thread) continue;
       this.running.delete(id);
