@@ -13,7 +13,9 @@ import {
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 import { maskExtent } from "../../gpu-worker/engine/fill/regions";
 import { boxIsMasked, fullTiles } from "../../gpu-worker/engine/fill/tiles";
+import { MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
 import type { SizedRect } from "../../gpu-worker/engine/geometry";
+import { dilate } from "../../gpu-worker/engine/pipeline/dilate";
 
 const MANDELBROT = "mandelbrot=size=1280x720:rate=25:start_scale=3:end_scale=3";
 
@@ -235,6 +237,21 @@ describe("temporal fill", () => {
     expect(temporal).toBeGreaterThanOrEqual(35);
     expect(temporal).toBeGreaterThan(telea);
     expectOnlyMaskedChanged(input, result.frame, mask);
+  });
+
+  it("fills the margin around the letters for its own sake but writes it back as the frame had it", async () => {
+    const text = maskOf(width, height, captionBoxes(250, 290, 56, 28, 6));
+    // The margin (pipeline/glyph-growth): 4 px around the letters, where the picture is the frame's own.
+    const grown = dilate(text, width, height, 4);
+    const mask = Uint8Array.from(grown, (value, p) => (text[p] ? 255 : value ? MARGIN_PIXEL : 0));
+    const window = clean.map((frame) => ({ ...withText(frame, text), mask }));
+    const center = 8;
+    const result = await fillFrame(window, center, undefined, { windowRadius: 6 });
+    const input = (window[center] as MaskedFrame).frame;
+    expect(textColoured(result.frame, text)).toBe(0);
+    expect(psnrInMask(result.frame, clean[center] as RgbFrame, text)).toBeGreaterThanOrEqual(35);
+    // Only the letters changed: the margin is the input's, byte for byte.
+    expectOnlyMaskedChanged(input, result.frame, text);
   });
 
   it("fills the pan as well with motion measured once per frame pair and composed (the engine's way)", async () => {

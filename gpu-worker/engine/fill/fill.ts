@@ -7,7 +7,14 @@ import { clip, fillRegions, framePixel, grow, union } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
 import { estimateRing } from "./temporal";
-import { type FillOptions, type Homography, IDENTITY, type MaskedFrame, type RgbFrame } from "./types";
+import {
+  type FillOptions,
+  type Homography,
+  IDENTITY,
+  MARGIN_PIXEL,
+  type MaskedFrame,
+  type RgbFrame,
+} from "./types";
 import { RING_WIDTH, searchWindow, type WindowFind, type WindowSearch, windowSources } from "./window-fill";
 
 export interface FillFrameOptions extends FillOptions {
@@ -199,7 +206,7 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
       });
       settle?.();
       if (settings.fuse) fuseSeams(work, estimateRing(work, aligned, RING_WIDTH), settings.maxAlignmentError);
-      writeFill(work, output, synthesized);
+      writeFill(work, output, synthesized, current.mask);
     }
     return { frame: output, unseen, carried, regions: works.map((work) => work.rect), synthesized };
   } finally {
@@ -207,10 +214,12 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
   }
 }
 
-function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): void {
+/** Writes the fill of the crop's masked pixels to the output, all but the margin's (MARGIN_PIXEL in `mask`). */
+function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array, mask: Uint8Array): void {
   const { rect, maskedPixels, fill, source } = work;
   for (const i of maskedPixels) {
     const pixel = framePixel(rect, output.width, i);
+    if (mask[pixel] === MARGIN_PIXEL) continue;
     for (let c = 0; c < 3; c += 1) {
       output.data[pixel * 3 + c] = Math.min(255, Math.max(0, Math.round(fill[i * 3 + c] as number)));
     }

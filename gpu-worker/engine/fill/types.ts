@@ -6,6 +6,14 @@ export interface RgbFrame {
 }
 
 /** A frame with its text mask: width*height bytes, 255 where text must be erased, 0 elsewhere. */
+/**
+ * In a frame's mask, a pixel masked as margin only: around letters whose outline and shadow end
+ * short of the usual growth (pipeline/glyph-growth). The fill fills it like any masked pixel (its
+ * sources are checked on the ring past it, away from the text's soft edge) but writes it back as the
+ * frame had it: the picture there is the frame's own. Text pixels are 255.
+ */
+export const MARGIN_PIXEL = 128;
+
 export interface MaskedFrame {
   frame: RgbFrame;
   mask: Uint8Array;

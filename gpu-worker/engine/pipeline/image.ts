@@ -6,6 +6,10 @@ export interface RgbImage {
   data: Uint8Array;
 }
 
+/** A pixel's luma (BT.601 weights, 8-bit fixed point) from the RGB24 triple at data[i..i+2]. */
+export const luma = (data: Uint8Array, i: number) =>
+  (77 * (data[i] as number) + 150 * (data[i + 1] as number) + 29 * (data[i + 2] as number)) >> 8;
+
 export function contains(rect: EdgeRect, x: number, y: number): boolean {
   return x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1;
 }

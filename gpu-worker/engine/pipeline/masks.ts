@@ -1,6 +1,8 @@
+import { MARGIN_PIXEL } from "../fill/types";
 import type { EdgeRect, SizedRect } from "../geometry";
 import { type LineLook, lineSeeThrough, rememberedBox, shadedBox } from "./caption-box";
 import { dilate } from "./dilate";
+import { BACKGROUND_RINGS, effectGrowth, fillHoles } from "./glyph-growth";
 import { ColourHistogram, contains, type RgbImage } from "./image";
 import { seeThroughBox } from "./see-through";
 import { strokeResponse } from "./strokes";
@@ -27,7 +29,7 @@ function ringMedian(image: RgbImage, area: EdgeRect, hole: EdgeRect): [number, n
   return colours.percentile(0.5);
 }
 
-/** Pixels the glyphs are grown by to take their outline, shadow and anti-aliased edge. */
+/** Pixels the glyphs are grown by at most to take their outline, shadow and anti-aliased edge (see effectGrowth). */
 function glyphGrowth(box: SizedRect): number {
   return Math.max(2, Math.round(box.height * 0.12));
 }
@@ -126,7 +128,9 @@ function byStroke(image: RgbImage, textRect: EdgeRect, box: SizedRect) {
  * whole box marked, since the box is part of the overlay (see caption-box). `look` carries what
  * the line's earlier frames showed. With `behind` (which gives the frame's array, made when first
  * needed), the picture behind a see-through box is also restored in `image` and marked there, for
- * the fill to use where no frame shows more. Returns the number of pixels marked in `mask`.
+ * the fill to use where no frame shows more. The glyphs are grown as far as their outline and
+ * shadow show (glyph-growth.ts); the rest of the usual growth is marked as margin (MARGIN_PIXEL),
+ * which the fill fills but writes back as it was. Returns the number of pixels marked in `mask`.
  */
 export function markTextLine(
   image: RgbImage,
@@ -169,9 +173,10 @@ export function markTextLine(
   const busy =
     box.height <= MAX_STROKE_LINE && edgeShare(byColour.values, boxWidth, byColour.cut) > MAX_EDGE_SHARE;
   const { values, cut } = busy ? (byStroke(image, textRect, box) ?? byColour) : byColour;
-  const grow = glyphGrowth(box);
-  // The glyphs on a local canvas with room for the growth, grown there, then added to the mask.
-  const canvas = clampRect(box, grow, width, height);
+  const largest = glyphGrowth(box);
+  // The glyphs on a local canvas with room for the growth and the picture past it, grown there, then
+  // added to the mask.
+  const canvas = clampRect(box, largest + BACKGROUND_RINGS, width, height);
   const canvasWidth = canvas.x1 - canvas.x0;
   const canvasHeight = canvas.y1 - canvas.y0;
   const glyphs = new Uint8Array(canvasWidth * canvasHeight);
@@ -182,14 +187,20 @@ export function markTextLine(
       }
     }
   }
-  const grown = dilate(glyphs, canvasWidth, canvasHeight, grow);
+  // A line against the frame's edge may run on past it, its letters cut: the largest growth stands.
+  const atEdge = canvas.x0 === 0 || canvas.y0 === 0 || canvas.x1 === width || canvas.y1 === height;
+  const growth = atEdge ? largest : effectGrowth(image, glyphs, canvas, largest);
+  const margin = dilate(glyphs, canvasWidth, canvasHeight, largest);
+  // The largest growth closes the inside of letters the cut missed; a smaller one may not.
+  if (growth < largest) fillHoles(glyphs, canvas, width, height);
+  const text = growth < largest ? dilate(glyphs, canvasWidth, canvasHeight, growth) : margin;
   let marked = 0;
   for (let y = 0; y < canvasHeight; y++) {
     for (let x = 0, at = (canvas.y0 + y) * width + canvas.x0; x < canvasWidth; x++, at++) {
-      if (grown[y * canvasWidth + x] && mask[at] !== 255) {
-        mask[at] = 255;
-        marked++;
-      }
+      const was = mask[at] as number;
+      if (text[y * canvasWidth + x]) mask[at] = 255;
+      else if (margin[y * canvasWidth + x] && !was) mask[at] = MARGIN_PIXEL;
+      if (mask[at] !== was) marked++;
     }
   }
   return marked;

@@ -1,6 +1,7 @@
 import { wholePixels } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import type { RgbFrame } from "../ocr/ocr";
+import { luma } from "./image";
 import { otsu } from "./masks";
 
 /**
@@ -29,9 +30,6 @@ const MIN_CONTRAST = 24;
 const STRONGEST_SHARE = 0.02;
 /** Fewer inner pixels than this on either side: too small to measure a change on. */
 const MIN_INNER_PIXELS = 12;
-
-const luma = (data: Uint8Array, i: number) =>
-  (77 * (data[i] as number) + 150 * (data[i + 1] as number) + 29 * (data[i + 2] as number)) >> 8;
 
 /**
  * Measures the look of the text in `box` (frame pixels) on `frame`, and how its letters and their

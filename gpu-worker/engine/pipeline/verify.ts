@@ -55,7 +55,7 @@ function overlapsMask(box: SizedRect, mask: Uint8Array, width: number): boolean 
   for (let y = Math.floor(box.y); y < Math.ceil(box.y + box.height); y++) {
     for (let x = Math.floor(box.x); x < Math.ceil(box.x + box.width); x++) {
       total++;
-      if (mask[y * width + x] === 255) inside++;
+      if (mask[y * width + x]) inside++;
     }
   }
   return total > 0 && inside / total > 0.3;

@@ -1,0 +1,144 @@
+import type { EdgeRect } from "../geometry";
+import { luma, type RgbImage } from "./image";
+
+/** Rings just past the largest growth that stand for the picture around the line. */
+export const BACKGROUND_RINGS = 3;
+/**
+ * Luma levels by which a ring's darkest or lightest quarter must pass the background's for the ring
+ * to be the text's own (outline, shadow, glow): compression noise and a busy picture stay under it.
+ */
+const EFFECT_CONTRAST = 10;
+
+/**
+ * How far (pixels, 2 to `largest`) to grow a line's glyphs, marked 255 in `glyphs` (a plane over
+ * `canvas`, which has room for `largest` + BACKGROUND_RINGS around the line where the frame
+ * allows): one ring past the last ring around them that still carries the text's outline, drop
+ * shadow or glow, told by its darkest or lightest quarter of luma standing apart from the background rings'.
+ * The usual fixed growth (12 % of the line's height) took the busy picture around plain letters too:
+ * on real-handheld's outlined words over a tree that cost 2 dB of PSNR outside the masks.
+ */
+export function effectGrowth(image: RgbImage, glyphs: Uint8Array, canvas: EdgeRect, largest: number): number {
+  const width = canvas.x1 - canvas.x0;
+  const height = canvas.y1 - canvas.y0;
+  const rings = largest + BACKGROUND_RINGS;
+  const distance = chessboardDistance(glyphs, width, height, rings + 1);
+  // Per ring, a histogram of luma; index 0 holds the background rings.
+  const histograms = Array.from({ length: largest + 1 }, () => new Uint32Array(256));
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const ring = distance[y * width + x] as number;
+      if (ring === 0 || ring > rings) continue;
+      const histogram = histograms[ring > largest ? 0 : ring] as Uint32Array;
+      const value = luma(image.data, ((canvas.y0 + y) * image.width + canvas.x0 + x) * 3);
+      histogram[value] = (histogram[value] as number) + 1;
+    }
+  }
+  const background = histograms[0] as Uint32Array;
+  const darkest = quantile(background, 0.25);
+  const lightest = quantile(background, 0.75);
+  // Without a background to compare with (a line filling the frame), the largest growth stands.
+  if (darkest === undefined || lightest === undefined) return largest;
+  let grown = 1;
+  for (let ring = 2; ring <= largest; ring += 1) {
+    const histogram = histograms[ring] as Uint32Array;
+    const dark = quantile(histogram, 0.25);
+    const light = quantile(histogram, 0.75);
+    if (dark === undefined || light === undefined) continue;
+    if (dark < darkest - EFFECT_CONTRAST || light > lightest + EFFECT_CONTRAST) grown = ring;
+  }
+  // One ring more for the last one's own soft edge: without it caption-pan's shadowed captions kept
+  // a trace (1.2 dB inside the masks).
+  return Math.min(largest, grown + 1);
+}
+
+/** The value below which `share` of a histogram's count lies; undefined when it is empty. */
+function quantile(histogram: Uint32Array, share: number): number | undefined {
+  let total = 0;
+  for (const count of histogram) total += count;
+  if (total === 0) return undefined;
+  let below = 0;
+  for (let v = 0; v < histogram.length; v += 1) {
+    below += histogram[v] as number;
+    if (below > share * total) return v;
+  }
+  return histogram.length - 1;
+}
+
+/**
+ * Per pixel, the chessboard distance to the nearest set pixel (0 on one), capped at `cap`: two
+ * passes over the eight neighbours, the distance a square brush (dilate.ts) grows by.
+ */
+function chessboardDistance(mask: Uint8Array, width: number, height: number, cap: number): Uint8Array {
+  const distance = new Uint8Array(mask.length);
+  for (let i = 0; i < mask.length; i += 1) distance[i] = mask[i] ? 0 : cap;
+  const relax = (i: number, x: number, y: number, dx: number, dy: number) => {
+    const nx = x + dx;
+    const ny = y + dy;
+    if (nx < 0 || ny < 0 || nx >= width || ny >= height) return;
+    const through = (distance[ny * width + nx] as number) + 1;
+    if (through < (distance[i] as number)) distance[i] = through;
+  };
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const i = y * width + x;
+      relax(i, x, y, -1, 0);
+      relax(i, x, y, -1, -1);
+      relax(i, x, y, 0, -1);
+      relax(i, x, y, 1, -1);
+    }
+  }
+  for (let y = height - 1; y >= 0; y -= 1) {
+    for (let x = width - 1; x >= 0; x -= 1) {
+      const i = y * width + x;
+      relax(i, x, y, 1, 0);
+      relax(i, x, y, 1, 1);
+      relax(i, x, y, 0, 1);
+      relax(i, x, y, -1, 1);
+    }
+  }
+  return distance;
+}
+
+/**
+ * Marks the holes of `glyphs`, a plane over `canvas` (frame pixels): pixels that no path of unmarked
+ * pixels joins to a side of the canvas inside the frame. Those are the inside of letters whose
+ * outline alone stood apart by colour, or whose fill the cut missed where the picture around them
+ * was cut instead (a fixed growth of 12 % of the line's height used to close them by chance). A
+ * letter cut by the frame's edge is closed by that edge: sides on the frame's edge are not the way out.
+ */
+export function fillHoles(
+  glyphs: Uint8Array,
+  canvas: EdgeRect,
+  frameWidth: number,
+  frameHeight: number,
+): void {
+  const width = canvas.x1 - canvas.x0;
+  const height = canvas.y1 - canvas.y0;
+  const outside = new Uint8Array(glyphs.length);
+  const stack = new Int32Array(glyphs.length);
+  let size = 0;
+  const reach = (i: number) => {
+    if (glyphs[i] || outside[i]) return;
+    outside[i] = 1;
+    stack[size++] = i;
+  };
+  for (let x = 0; x < width; x += 1) {
+    if (canvas.y0 > 0) reach(x);
+    if (canvas.y1 < frameHeight) reach((height - 1) * width + x);
+  }
+  for (let y = 0; y < height; y += 1) {
+    if (canvas.x0 > 0) reach(y * width);
+    if (canvas.x1 < frameWidth) reach(y * width + width - 1);
+  }
+  // A line as wide and tall as the frame has no way out: its holes are not told from the picture.
+  if (size === 0) return;
+  while (size > 0) {
+    const i = stack[--size] as number;
+    const x = i % width;
+    if (x > 0) reach(i - 1);
+    if (x < width - 1) reach(i + 1);
+    if (i >= width) reach(i - width);
+    if (i < glyphs.length - width) reach(i + width);
+  }
+  for (let i = 0; i < glyphs.length; i += 1) if (!outside[i]) glyphs[i] = 255;
+}
