@@ -194,12 +194,16 @@ export function markTextLine(
   // The largest growth closes the inside of letters the cut missed; a smaller one may not.
   if (growth < largest) fillHoles(glyphs, canvas, width, height);
   const text = growth < largest ? dilate(glyphs, canvasWidth, canvasHeight, growth) : margin;
+  // Past the box's ends the line may go on (a detector's box cuts the last letter short): there the
+  // full growth is text, as it was before the growth was measured.
+  const pastEnds = (x: number) => canvas.x0 + x < textRect.x0 || canvas.x0 + x >= textRect.x1;
   let marked = 0;
   for (let y = 0; y < canvasHeight; y++) {
     for (let x = 0, at = (canvas.y0 + y) * width + canvas.x0; x < canvasWidth; x++, at++) {
       const was = mask[at] as number;
-      if (text[y * canvasWidth + x]) mask[at] = 255;
-      else if (margin[y * canvasWidth + x] && !was) mask[at] = MARGIN_PIXEL;
+      const inMargin = margin[y * canvasWidth + x] !== 0;
+      if (text[y * canvasWidth + x] || (inMargin && pastEnds(x))) mask[at] = 255;
+      else if (inMargin && !was) mask[at] = MARGIN_PIXEL;
       if (mask[at] !== was) marked++;
     }
   }
