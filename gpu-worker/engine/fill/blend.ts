@@ -1,15 +1,7 @@
 import { type CropWork, isSynthesised, Source } from "./crop";
+import { solvePoisson } from "./poisson";
 import { scratchPlane } from "./scratch";
 
-/** Over-relaxation of the Gauss-Seidel sweeps: the correction is smooth, so it converges fast. */
-const RELAXATION = 1.9;
-/**
- * Sweeps at most (each carries the correction a few pixels further in: 60 reach across a band 70 px
- * high, what a caption or ticker needs), and the largest change (levels) of a sweep below which the
- * solve has settled.
- */
-const MAX_SWEEPS = 60;
-const SETTLED = 0.2;
 /**
  * Mean ring offset (levels, per channel) below which a fill with no seams is left as it is: the
  * encoder's noise on the ring, not drift, and a solve that would change nothing a person sees.
@@ -86,7 +78,10 @@ export function fuseSeams(work: CropWork, ringEstimate: Float32Array, maxOffset:
   }
   const drifted = ringSums.some((sum) => Math.abs(sum / Math.max(1, ringTerms)) > NOISE_OFFSET);
   if (seams === 0 && !drifted) return;
-  const correction = solve(neighbours, terms, fixed, count);
+  const pass = new Uint8Array(count);
+  for (let k = 0; k < count; k += 1)
+    pass[k] = isSynthesised(source[maskedPixels[k] as number] as number) ? 1 : 0;
+  const correction = solvePoisson({ width, pixels: maskedPixels, neighbours, terms, fixed, pass });
   for (let k = 0; k < count; k += 1) {
     const i = maskedPixels[k] as number;
     for (let c = 0; c < 3; c += 1)
@@ -113,44 +108,4 @@ function ringOffset(work: CropWork, ringEstimate: Float32Array, j: number, maxOf
     size += Math.abs(offsetScratch[c] as number);
   }
   return size / 3 > maxOffset ? undefined : offsetScratch;
-}
-
-/**
- * Gauss-Seidel with over-relaxation on terms·c[k] − Σ c[neighbours] = fixed[k], per channel; a pixel
- * with no term (walled in by ring pixels that say nothing) keeps 0. The hot loop of the fill: a
- * missing neighbour points at a slot past the last pixel that stays 0, so the sum has no branches.
- */
-function solve(neighbours: Int32Array, terms: Uint8Array, fixed: Float32Array, count: number): Float32Array {
-  const correction = scratchPlane("fusion correction", (count + 1) * 3, 0);
-  const at = new Int32Array(count * 4);
-  for (let e = 0; e < at.length; e += 1) {
-    const neighbour = neighbours[e] as number;
-    at[e] = (neighbour > 0 ? neighbour - 1 : count) * 3;
-  }
-  for (let sweep = 0; sweep < MAX_SWEEPS; sweep += 1) {
-    let largest = 0;
-    for (let k = 0; k < count; k += 1) {
-      const n = terms[k] as number;
-      if (n === 0) continue;
-      const a = at[k * 4] as number;
-      const b = at[k * 4 + 1] as number;
-      const c = at[k * 4 + 2] as number;
-      const d = at[k * 4 + 3] as number;
-      for (let channel = 0; channel < 3; channel += 1) {
-        const sum =
-          (fixed[k * 3 + channel] as number) +
-          (correction[a + channel] as number) +
-          (correction[b + channel] as number) +
-          (correction[c + channel] as number) +
-          (correction[d + channel] as number);
-        const before = correction[k * 3 + channel] as number;
-        const step = RELAXATION * (sum / n - before);
-        correction[k * 3 + channel] = before + step;
-        const size = step < 0 ? -step : step;
-        if (size > largest) largest = size;
-      }
-    }
-    if (largest < SETTLED) break;
-  }
-  return correction;
 }
