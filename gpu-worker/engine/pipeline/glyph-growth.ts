@@ -71,29 +71,33 @@ function quantile(histogram: Uint32Array, share: number): number | undefined {
 function chessboardDistance(mask: Uint8Array, width: number, height: number, cap: number): Uint8Array {
   const distance = new Uint8Array(mask.length);
   for (let i = 0; i < mask.length; i += 1) distance[i] = mask[i] ? 0 : cap;
-  const relax = (i: number, x: number, y: number, dx: number, dy: number) => {
-    const nx = x + dx;
-    const ny = y + dy;
-    if (nx < 0 || ny < 0 || nx >= width || ny >= height) return;
-    const through = (distance[ny * width + nx] as number) + 1;
-    if (through < (distance[i] as number)) distance[i] = through;
-  };
+  // Forward: the neighbours left and above (already final); backward: right and below.
   for (let y = 0; y < height; y += 1) {
     for (let x = 0; x < width; x += 1) {
       const i = y * width + x;
-      relax(i, x, y, -1, 0);
-      relax(i, x, y, -1, -1);
-      relax(i, x, y, 0, -1);
-      relax(i, x, y, 1, -1);
+      let best = distance[i] as number;
+      if (x > 0) best = Math.min(best, (distance[i - 1] as number) + 1);
+      if (y > 0) {
+        const above = i - width;
+        best = Math.min(best, (distance[above] as number) + 1);
+        if (x > 0) best = Math.min(best, (distance[above - 1] as number) + 1);
+        if (x < width - 1) best = Math.min(best, (distance[above + 1] as number) + 1);
+      }
+      distance[i] = best;
     }
   }
   for (let y = height - 1; y >= 0; y -= 1) {
     for (let x = width - 1; x >= 0; x -= 1) {
       const i = y * width + x;
-      relax(i, x, y, 1, 0);
-      relax(i, x, y, 1, 1);
-      relax(i, x, y, 0, 1);
-      relax(i, x, y, -1, 1);
+      let best = distance[i] as number;
+      if (x < width - 1) best = Math.min(best, (distance[i + 1] as number) + 1);
+      if (y < height - 1) {
+        const below = i + width;
+        best = Math.min(best, (distance[below] as number) + 1);
+        if (x > 0) best = Math.min(best, (distance[below - 1] as number) + 1);
+        if (x < width - 1) best = Math.min(best, (distance[below + 1] as number) + 1);
+      }
+      distance[i] = best;
     }
   }
   return distance;

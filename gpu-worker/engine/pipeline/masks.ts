@@ -196,13 +196,14 @@ export function markTextLine(
   const text = growth < largest ? dilate(glyphs, canvasWidth, canvasHeight, growth) : margin;
   // Past the box's ends the line may go on (a detector's box cuts the last letter short): there the
   // full growth is text, as it was before the growth was measured.
-  const pastEnds = (x: number) => canvas.x0 + x < textRect.x0 || canvas.x0 + x >= textRect.x1;
+  const endsFrom = textRect.x0 - canvas.x0;
+  const endsTo = textRect.x1 - canvas.x0;
   let marked = 0;
   for (let y = 0; y < canvasHeight; y++) {
     for (let x = 0, at = (canvas.y0 + y) * width + canvas.x0; x < canvasWidth; x++, at++) {
       const was = mask[at] as number;
       const inMargin = margin[y * canvasWidth + x] !== 0;
-      if (text[y * canvasWidth + x] || (inMargin && pastEnds(x))) mask[at] = 255;
+      if (text[y * canvasWidth + x] || (inMargin && (x < endsFrom || x >= endsTo))) mask[at] = 255;
       else if (inMargin && !was) mask[at] = MARGIN_PIXEL;
       if (mask[at] !== was) marked++;
     }
