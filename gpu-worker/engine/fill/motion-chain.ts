@@ -2,7 +2,7 @@ import type { SizedRect } from "../geometry";
 import { timed } from "../stage-clock";
 import { type GreyRegion, greyRegion, MotionEstimator } from "./motion";
 import { sameRect } from "./regions";
-import { type Homography, IDENTITY, type MaskedFrame } from "./types";
+import { type Homography, homography, IDENTITY, type MaskedFrame } from "./types";
 
 /** A window frame with its place in the video. */
 export interface IndexedFrame extends MaskedFrame {
@@ -20,7 +20,7 @@ export function compose(a: Homography, b: Homography): Homography {
     }
   }
   const scale = out[8] as number;
-  return out.map((value) => value / scale) as unknown as Homography;
+  return homography(out.map((value) => value / scale));
 }
 
 /** The inverse mapping, or undefined for a degenerate matrix. */
@@ -40,7 +40,7 @@ export function invert(h: Homography): Homography | undefined {
   const determinant =
     a * (cofactors[0] as number) + b * (cofactors[3] as number) + c * (cofactors[6] as number);
   if (!Number.isFinite(determinant) || Math.abs(determinant) < 1e-12) return undefined;
-  return compose(IDENTITY, cofactors.map((value) => value / determinant) as unknown as Homography);
+  return compose(IDENTITY, homography(cofactors.map((value) => value / determinant)));
 }
 
 /**

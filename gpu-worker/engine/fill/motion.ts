@@ -1,7 +1,7 @@
 import type { SizedRect } from "../geometry";
 import { loadOpenCv, type OpenCv, release } from "./opencv";
 import { type Profiles, profileShift, profilesOf } from "./profile-shift";
-import type { Homography, RgbFrame } from "./types";
+import { type Homography, homography, type RgbFrame } from "./types";
 
 type Mat = InstanceType<OpenCv["Mat"]>;
 
@@ -116,7 +116,7 @@ export class MotionEstimator {
     });
     const shift = profileShift(this.profiles, targetProfiles, MAX_PROFILE_SHIFT);
     // The region's own coordinates differ from the frame's by an offset a translation ignores.
-    return shift && [1, 0, shift.dx, 0, 1, shift.dy, 0, 0, 1];
+    return shift && homography([1, 0, shift.dx, 0, 1, shift.dy, 0, 0, 1]);
   }
 
   release(): void {
@@ -177,7 +177,7 @@ function fitHomography(cv: OpenCv, from: number[], to: number[]): Homography | u
     if (fitted.rows !== 3) return undefined;
     const inlierCount = cv.countNonZero(inliers);
     if (inlierCount < Math.max(MIN_INLIERS, 0.3 * count)) return undefined;
-    const h = Array.from(fitted.data64F) as unknown as Homography;
+    const h = homography(fitted.data64F);
     return plausible(h) ? h : undefined;
   } finally {
     release(fromMat, toMat, inliers);

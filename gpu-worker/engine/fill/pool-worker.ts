@@ -3,7 +3,7 @@ import { ownThreadId } from "../stage-clock";
 import type { CropWork } from "./crop";
 import { composeSteps, type IndexedFrame } from "./motion-chain";
 import type { FoundCrop, FromThread, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
-import type { Homography } from "./types";
+import { type Homography, homography } from "./types";
 import { searchWindow, windowSources } from "./window-fill";
 
 /**
@@ -98,7 +98,7 @@ async function search(message: SearchMessage): Promise<void> {
       source: work.source,
       fill: work.fill,
       aligned: find.aligned.map(({ source, weight }) => ({
-        index: (source as Partial<IndexedFrame>).index as number,
+        index: source.index as number,
         restored: source.textOnly !== undefined && source.mask === source.textOnly,
         motion: source.motion,
         distance: source.distance,
@@ -125,7 +125,7 @@ port.on("message", (message: ToThread) => {
     const waiting = asks.get(key);
     asks.delete(key);
     if (message.canceled) waiting?.reject(new Error("canceled"));
-    else waiting?.resolve(message.motion);
+    else waiting?.resolve(message.motion && homography(message.motion));
     return;
   }
   search(message).catch((error: unknown) =>

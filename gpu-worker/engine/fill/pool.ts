@@ -4,7 +4,8 @@ import { followThread } from "../stage-clock";
 import type { CropWork } from "./crop";
 import type { IndexedFrame } from "./motion-chain";
 import type { FromThread, MotionAnswer, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
-import type { Homography } from "./types";
+import { fillSource, weightedSource } from "./temporal";
+import { type Homography, homography } from "./types";
 import type { WindowFind, WindowSearch } from "./window-fill";
 
 /**
@@ -300,10 +301,15 @@ function foundInWindow(task: SearchTask, k: number, crop: FoundCropOf): WindowFi
   return {
     aligned: crop.aligned.map(({ index, restored, motion, distance, weight }) => {
       const frame = byIndex.get(index) as IndexedFrame;
-      return {
-        source: { ...frame, mask: restored ? (frame.textOnly as Uint8Array) : frame.mask, motion, distance },
+      return weightedSource(
+        fillSource(
+          frame,
+          homography(motion),
+          distance,
+          restored ? (frame.textOnly as Uint8Array) : frame.mask,
+        ),
         weight,
-      };
+      );
     }),
     unfilled: crop.unfilled,
     movedOn: crop.movedOn,

@@ -2,7 +2,7 @@ import { type CropWork, Source } from "./crop";
 import type { MotionEstimator } from "./motion";
 import { framePixel } from "./regions";
 import { isStatic } from "./sample";
-import { alignedSources, fillFromSources } from "./temporal";
+import { alignedSources, fillFromSources, fillSource, weightedSource } from "./temporal";
 import { type Homography, IDENTITY, type RgbFrame } from "./types";
 
 /** The previous frame's output, so pixels no frame shows keep the fill they had (no flicker). */
@@ -42,13 +42,15 @@ export function carryOver(
   check: { ringWidth: number; maxError: number; movedOn: boolean },
 ): { carried: number; settle: () => void } {
   const still = isStatic(motion, work.rect);
-  const whole = { frame: previous.frame, motion, distance: 1 };
+  const whole = fillSource(previous, motion, 1, undefined);
   const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError);
   if (check.movedOn) return { carried: 0, settle: () => easeIn(work, aligned) };
-  const seen = aligned.map(({ source, weight }) => ({
-    source: { ...source, mask: still ? undefined : previous.filledMask },
-    weight,
-  }));
+  const seen = aligned.map(({ source, weight }) =>
+    weightedSource(
+      fillSource(source, source.motion, source.distance, still ? undefined : previous.filledMask),
+      weight,
+    ),
+  );
   fillFromSources(work, seen, Source.previous);
   const { rect, source: sources } = work;
   let carried = 0;

@@ -5,7 +5,7 @@ import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
 import { kthSmallest } from "./select";
 import { boxIsMasked, type FullTiles, fullTiles } from "./tiles";
-import type { Homography, RgbFrame } from "./types";
+import { type Homography, homography, type RgbFrame } from "./types";
 
 /** A frame the masked pixels may be taken from, with the motion that aligns it to the centre frame. */
 export interface FillSource {
@@ -18,6 +18,32 @@ export interface FillSource {
   distance: number;
   /** `mask` less the see-through box pixels whose picture the frame restored (see MaskedFrame). */
   textOnly?: Uint8Array;
+  /** The frame's number in the video, where the window knows it (the pool hands sources back by it). */
+  index?: number;
+}
+
+/**
+ * A FillSource built with every field, in one order. The hot loops read sources by the millions, and
+ * V8 compiles them for the object shapes it has seen: each new shape (a spread of a frame with or
+ * without `textOnly`, a source without `mask`) threw that code away and compiled it again, some
+ * twenty times a clip for the largest functions.
+ */
+export function fillSource(
+  of: { frame: RgbFrame; textOnly?: Uint8Array; index?: number },
+  motion: Homography,
+  distance: number,
+  mask: Uint8Array | undefined,
+): FillSource {
+  return { frame: of.frame, mask, motion, distance, textOnly: of.textOnly, index: of.index };
+}
+
+/** A WeightedSource with every field, for the same reason as fillSource. */
+export function weightedSource(
+  source: FillSource,
+  weight: number,
+  movedNear?: (cropPixel: number) => boolean,
+): WeightedSource {
+  return { source, weight, movedNear };
 }
 
 export interface WeightedSource {
@@ -46,7 +72,7 @@ export function alignedSources(
   const aligned: WeightedSource[] = [];
   for (const given of sources) {
     const { source, error } = lineUp(ringOf(work, ringWidth), given, maxError);
-    if (error <= maxError) aligned.push({ source, weight: 1 / (source.distance * (1 + error)) });
+    if (error <= maxError) aligned.push(weightedSource(source, 1 / (source.distance * (1 + error))));
   }
   return aligned;
 }
@@ -260,8 +286,13 @@ function lineUp(ring: Ring, given: FillSource, maxError: number): { source: Fill
   let best = { source: given, error: fit.error };
   for (let step = 0; step < LINE_UP_STEPS && fit.shift && best.error <= 2 * maxError; step += 1) {
     // The shift is added after the projection: T(shift)·motion.
-    const shift: Homography = [1, 0, fit.shift.x, 0, 1, fit.shift.y, 0, 0, 1];
-    const shifted = { ...best.source, motion: compose(shift, best.source.motion) };
+    const shift = homography([1, 0, fit.shift.x, 0, 1, fit.shift.y, 0, 0, 1]);
+    const shifted = fillSource(
+      best.source,
+      compose(shift, best.source.motion),
+      best.source.distance,
+      best.source.mask,
+    );
     fit = ringFit(ring, shifted);
     if (!(fit.error < best.error)) break;
     best = { source: shifted, error: fit.error };

@@ -40,4 +40,15 @@ export interface FillOptions {
 /** A row-major 3x3 homography mapping pixel (x, y) of one frame to the matching point of another. */
 export type Homography = readonly [number, number, number, number, number, number, number, number, number];
 
-export const IDENTITY: Homography = [1, 0, 0, 0, 1, 0, 0, 0, 1];
+/**
+ * A homography from its nine values, always in an array of doubles. V8 keeps arrays of small
+ * integers (the identity, a whole-pixel shift) and of doubles apart, and the sampling loops,
+ * compiled for one kind, were thrown away and compiled again each time the other came.
+ */
+export function homography(values: ArrayLike<number>): Homography {
+  const h = [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5];
+  for (let k = 0; k < 9; k += 1) h[k] = values[k] as number;
+  return h as unknown as Homography;
+}
+
+export const IDENTITY: Homography = homography([1, 0, 0, 0, 1, 0, 0, 0, 1]);

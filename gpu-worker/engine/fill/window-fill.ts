@@ -4,8 +4,10 @@ import {
   alignedSources,
   type FillSource,
   fillFromSources,
+  fillSource,
   mayShowUnfilled,
   type WeightedSource,
+  weightedSource,
 } from "./temporal";
 import { type Homography, IDENTITY, type MaskedFrame } from "./types";
 
@@ -81,10 +83,9 @@ async function fillFromWindow(
   let pending = unfilled;
   for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
     const useful = (await sourcesAt(distance)).filter((source) => mayShowUnfilled(work, source, pending));
-    const group = alignedSources(work, useful, RING_WIDTH, maxError).map((aligned) => ({
-      ...aligned,
-      movedNear: movingNearHole(work, aligned.source),
-    }));
+    const group = alignedSources(work, useful, RING_WIDTH, maxError).map(({ source, weight }) =>
+      weightedSource(source, weight, movingNearHole(work, source)),
+    );
     if (group.length === 0) continue;
     fillFromSources(work, group, Source.neighbours, pending);
     // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.
@@ -102,7 +103,7 @@ async function fillFromWindow(
 function restoredSources(sourcesAt: SourcesAt): SourcesAt {
   return async (distance) =>
     (await sourcesAt(distance)).flatMap((source) =>
-      source.textOnly ? [{ ...source, mask: source.textOnly }] : [],
+      source.textOnly ? [fillSource(source, source.motion, source.distance, source.textOnly)] : [],
     );
 }
 
@@ -143,7 +144,7 @@ export function windowSources(
       }
       // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
       const homography = (await motionTo(index, neighbour)) ?? IDENTITY;
-      sources.push({ ...neighbour, motion: homography, distance });
+      sources.push(fillSource(neighbour, homography, distance, neighbour.mask));
     }
     return sources;
   };
