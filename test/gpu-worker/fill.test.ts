@@ -334,6 +334,49 @@ describe("a see-through box", () => {
   });
 });
 
+describe("a see-through band over a still shot", () => {
+  it("takes the picture behind it from more frames than the nearest two: each restored one is noisy", async () => {
+    // A ticker's band, its letters moving 12 px a frame: every frame restored the picture behind the
+    // band (its own noise scaled up by the band's opacity: here ±14 levels), its letters left out.
+    const width = 320;
+    const height = 180;
+    const still = lavfiFrames(MANDELBROT, "crop=320:180:x=500:y=260", width, height, 1)[0] as RgbFrame;
+    const band: Box = [20, 120, 280, 30];
+    const center = 4;
+    let seed = 7;
+    const noise = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.round((seed / 2147483648) * 28 - 14);
+    };
+    const window: MaskedFrame[] = Array.from({ length: 9 }, (_, k) => {
+      const letters = maskOf(
+        width,
+        height,
+        [0, 1, 2, 3].map((n): Box => [30 + n * 60 + k * 12, 124, 14, 22]),
+      );
+      const mask = maskOf(width, height, [band]);
+      const data = Uint8Array.from(still.data);
+      for (let p = 0; p < mask.length; p += 1) {
+        if (!mask[p]) continue;
+        for (let c = 0; c < 3; c += 1) {
+          data[p * 3 + c] = letters[p]
+            ? 245
+            : Math.max(0, Math.min(255, (still.data[p * 3 + c] as number) + noise()));
+        }
+      }
+      const behind = Uint8Array.from(mask, (value, p) => (value && !letters[p] ? 255 : 0));
+      return { frame: { width, height, data }, mask, behind, textOnly: letters };
+    });
+    const result = await fillFrame(window, center, undefined, { windowRadius: 4 });
+    const inBand = maskOf(width, height, [band]);
+    const filled = psnrInMask(result.frame, still, inBand);
+    console.info(`see-through band, restored pictures pooled: ${filled.toFixed(1)} dB`);
+    // The median of the nearest two restorations scores 31.6 dB here, of the nearest eight 35.0.
+    expect(filled).toBeGreaterThanOrEqual(34);
+    expectOnlyMaskedChanged((window[center] as MaskedFrame).frame, result.frame, inBand);
+  });
+});
+
 describe("frames far from the one filled", () => {
   it("fills a caption over a slow pan from frames up to 16 away, with the motion composed over all of them", async () => {
     const width = 640;

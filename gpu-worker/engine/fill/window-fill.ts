@@ -20,6 +20,16 @@ import { type Homography, IDENTITY, type MaskedFrame } from "./types";
 /** The unmasked pixels around the hole on which sources are checked and seams measured. */
 export const RING_WIDTH = 4;
 
+/**
+ * Distances pooled at each step of the search among the pictures the window's frames restored behind
+ * a see-through box: such a picture carries the frame's noise scaled up by the box (2.2 times under
+ * real-street's black@0.55 band), so the median of the nearest four frames a side is taken rather
+ * than of the nearest one. On real-street the band's flicker fell from 0.47 to 0.33 grey level
+ * (Telea's is 0.29) and inside the masks it gained 0.08 dB; 8 a side took it to 0.30 for a quarter
+ * more fill CPU.
+ */
+const RESTORED_DEPTH = 4;
+
 /** The window's frames at a distance from the centre (both sides), aligned by their camera motion. */
 export type SourcesAt = (distance: number) => Promise<FillSource[]>;
 
@@ -59,7 +69,14 @@ async function searchCrop(work: CropWork, sourcesAt: SourcesAt, search: WindowSe
   const fromWindow = await fillFromWindow(work, sourcesAt, radius, maxError);
   // Under a see-through box, what the neighbours restored behind it comes next.
   const fromRestored = search.restored
-    ? await fillFromWindow(work, restoredSources(sourcesAt), radius, maxError, fromWindow.unfilled)
+    ? await fillFromWindow(
+        work,
+        restoredSources(sourcesAt),
+        radius,
+        maxError,
+        fromWindow.unfilled,
+        RESTORED_DEPTH,
+      )
     : { aligned: [], unfilled: fromWindow.unfilled };
   const unfilled = fromRestored.unfilled.length;
   const movedOn =
@@ -68,9 +85,9 @@ async function searchCrop(work: CropWork, sourcesAt: SourcesAt, search: WindowSe
 }
 
 /**
- * Fills the crop from the window, nearest frames first; frames further out are looked at only while
- * some pixel is still unseen, and only for those pixels. Returns the sources that lined up and the
- * pixels none showed.
+ * Fills the crop from the window, nearest frames first (`depth` distances at a time); frames further
+ * out are looked at only while some pixel is still unseen, and only for those pixels. Returns the
+ * sources that lined up and the pixels none showed.
  */
 async function fillFromWindow(
   work: CropWork,
@@ -78,16 +95,20 @@ async function fillFromWindow(
   radius: number,
   maxError: number,
   unfilled: Uint32Array = work.maskedPixels,
+  depth = 1,
 ): Promise<{ aligned: WeightedSource[]; unfilled: Uint32Array }> {
   const aligned: WeightedSource[] = [];
   let pending = unfilled;
-  for (let distance = 1; distance <= radius && pending.length > 0; distance += 1) {
-    const useful = (await sourcesAt(distance)).filter((source) => mayShowUnfilled(work, source, pending));
+  for (let distance = 1; distance <= radius && pending.length > 0; distance += depth) {
+    const reach = Math.min(radius, distance + depth - 1);
+    const nearby: FillSource[] = [];
+    for (let d = distance; d <= reach; d += 1) nearby.push(...(await sourcesAt(d)));
+    const useful = nearby.filter((source) => mayShowUnfilled(work, source, pending));
     const group = alignedSources(work, useful, RING_WIDTH, maxError).map(({ source, weight }) =>
       weightedSource(source, weight, movingNearHole(work, source)),
     );
     if (group.length === 0) continue;
-    fillFromSources(work, group, Source.neighbours, pending);
+    fillFromSources(work, group, Source.neighbours, pending, depth);
     // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.
     pending = unfilledOf(
       work,
