@@ -95,19 +95,19 @@ export function mayShowUnfilled(work: CropWork, fillSource: FillSource, unfilled
 /**
  * Fills the masked pixels not filled yet (of `pixels`, by default all) from the nearest sources (in
  * time) that show them: the weighted median when several at that distance do (the frames just
- * before and after), or within `depth` distances of the nearest. Only with one distance are the
- * two sides checked against each other (Combiner.disagree); a median of more frames outvotes what
- * moved in one of them.
+ * before and after); `pooled`: of every source given that shows it. Only the nearest two are
+ * checked against each other (Combiner.disagree); a median of more frames outvotes what moved in one
+ * of them.
  */
 export function fillFromSources(
   work: CropWork,
   sources: WeightedSource[],
   kind: Source,
   pixels = work.maskedPixels,
-  depth = 1,
+  pooled = false,
 ): void {
   if (sources.length === 0) return;
-  const combine = new Combiner(sources, depth);
+  const combine = new Combiner(sources, pooled);
   const { rect, source, fill } = work;
   const blocksAcross = (rect.width >> BLOCK_SHIFT) + 1;
   // Per block of the crop: 0 not looked at yet, 1 some source may show it, 2 none can.
@@ -305,9 +305,8 @@ function lineUp(ring: Ring, given: FillSource, maxError: number): { source: Fill
 
 /**
  * Per-pixel weighted median over the nearest sources that show the pixel, with scratch buffers reused
- * across pixels. Only the nearest are sampled (those within `depth` distances of the nearest that
- * shows the pixel): they differ least from the centre frame (motion, light), and it takes two
- * samples a pixel rather than one per frame of the window.
+ * across pixels. Unless `pooled`, only the nearest are sampled: they differ least from the centre
+ * frame (motion, light), and it takes two samples a pixel rather than one per frame of the window.
  */
 class Combiner {
   private readonly sources: WeightedSource[];
@@ -316,10 +315,10 @@ class Combiner {
   private readonly order: Uint16Array;
   private readonly point = { x: 0, y: 0 };
   private tiles?: Array<FullTiles | undefined>;
-  private readonly depth: number;
+  private readonly pooled: boolean;
 
-  constructor(sources: WeightedSource[], depth = 1) {
-    this.depth = depth;
+  constructor(sources: WeightedSource[], pooled = false) {
+    this.pooled = pooled;
     this.sources = [...sources].sort((a, b) => a.source.distance - b.source.distance);
     this.samples = new Float32Array(sources.length * 3);
     this.weights = new Float32Array(sources.length);
@@ -384,16 +383,16 @@ class Combiner {
     let count = 0;
     let nearest = Number.POSITIVE_INFINITY;
     for (const { source, weight, movedNear } of this.sources) {
-      if (source.distance > nearest + this.depth - 1) break;
+      if (!this.pooled && source.distance > nearest) break;
       if (cropPixel !== undefined && movedNear?.(cropPixel)) continue;
       project(source.motion, x, y, this.point);
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
       this.weights[count] = weight;
-      nearest = Math.min(nearest, source.distance);
+      nearest = source.distance;
       count += 1;
     }
-    if (count === 0 || (this.depth === 1 && this.disagree(count))) return false;
+    if (count === 0 || (!this.pooled && this.disagree(count))) return false;
     for (let channel = 0; channel < 3; channel += 1) out[at + channel] = this.median(channel, count);
     return true;
   }

@@ -5,7 +5,6 @@ export interface RgbFrame {
   data: Uint8Array;
 }
 
-/** A frame with its text mask: width*height bytes, 255 where text must be erased, 0 elsewhere. */
 /**
  * In a frame's mask, a pixel masked as margin only: around letters whose outline and shadow end
  * short of the usual growth (pipeline/glyph-growth). The fill fills it like any masked pixel (its
@@ -14,6 +13,10 @@ export interface RgbFrame {
  */
 export const MARGIN_PIXEL = 128;
 
+/**
+ * A frame with its text mask: width*height bytes, 255 where text must be erased, MARGIN_PIXEL where
+ * the fill fills but writes back the frame's own picture, 0 elsewhere.
+ */
 export interface MaskedFrame {
   frame: RgbFrame;
   mask: Uint8Array;

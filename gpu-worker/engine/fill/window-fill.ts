@@ -108,7 +108,7 @@ async function fillFromWindow(
       weightedSource(source, weight, movingNearHole(work, source)),
     );
     if (group.length === 0) continue;
-    fillFromSources(work, group, Source.neighbours, pending, depth);
+    fillFromSources(work, group, Source.neighbours, pending, depth > 1);
     // The first step copies (maskedPixels belongs to the crop); later ones compact that copy in place.
     pending = unfilledOf(
       work,
