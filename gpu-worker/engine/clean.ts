@@ -14,6 +14,7 @@ import { createOcrEngine, type OcrEngine, type RgbFrame } from "./ocr/ocr";
 import { analyseVideo, type TextTrack } from "./pipeline/analyse";
 import { areasAt, type FrameArea, frameAreas } from "./pipeline/areas";
 import { BeforeAfter } from "./pipeline/before-after";
+import { sightedBox } from "./pipeline/box-sightings";
 import { type LineLook, newLineLook } from "./pipeline/caption-box";
 import { dilate } from "./pipeline/dilate";
 import { fillRect, markTextLine } from "./pipeline/masks";
@@ -83,7 +84,7 @@ function frameMask(
   };
   let pixels = 0;
   for (const { track } of active.lines) {
-    const look = looks.get(track.id) ?? newLineLook();
+    const look = looks.get(track.id) ?? newLineLook(sightedBox(track.detections));
     looks.set(track.id, look);
     pixels += markTextLine(frame, boxAt(track, index), mask, look, behindOf);
   }

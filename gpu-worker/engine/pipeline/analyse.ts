@@ -4,6 +4,7 @@ import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
 import type { OcrEngine, Point, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 import { timed } from "../stage-clock";
+import { sightBoxEdges } from "./box-sightings";
 import { changedRegions, overlaps, searchedAfter } from "./changed-regions";
 import { isSceneText, type Motion, project } from "./classify";
 import { cornerCrops, missedInCorners } from "./corner-search";
@@ -411,6 +412,7 @@ export async function analyseVideo(
         text: line.text,
         confidence: line.confidence,
         look: textLook(read.frame, line.box, stillSince(before, line.box)),
+        edges: sightBoxEdges(read.frame, line.box, toFull),
       })),
     });
   };

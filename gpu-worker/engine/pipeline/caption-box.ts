@@ -14,20 +14,28 @@ const EDGE_STEP = 12;
 /** Pixels this close (largest channel difference) to the line's mean colour count as the box's solid fill. */
 const SOLID_TOLERANCE = 16;
 
+/** How a row (or column) segment steps from the line beyond it, as shares of its pixels. */
+export interface EdgeSteps {
+  /** Pixels whose colour steps by more than EDGE_STEP. */
+  stepping: number;
+  /** Of those, the ones where the segment is brighter less the ones where it is darker. */
+  brighter: number;
+  /** Pixels within SOLID_TOLERANCE of the segment's mean colour. */
+  solid: number;
+}
+
 /**
- * Share of the pixels along a row (or column) segment that step in colour from the line beyond it,
- * when the steps look like a box's edge: a darker or lighter see-through box steps the same way in
- * brightness all along, and a solid box has one colour along its edge whatever lies behind it.
- * Texture steps back and forth and is not uniform, and scores 0.
+ * How the row (or column) `at` between `from` and `to` steps from the line `inward` of it: each
+ * pixel's largest channel step, which way its brightness steps, and how flat its colour is.
  */
-function edgeStrength(
+export function edgeSteps(
   image: RgbImage,
   horizontal: boolean,
   at: number,
   from: number,
   to: number,
   inward: number,
-): number {
+): EdgeSteps {
   const { data, width } = image;
   const count = Math.max(1, to - from);
   const pixel = (t: number, offset: number) =>
@@ -59,8 +67,26 @@ function edgeStrength(
     }
     if (offMean <= SOLID_TOLERANCE) solid++;
   }
-  const boxLike = Math.abs(sign) / count > 0.6 || solid / count > 0.85;
-  return boxLike ? stepping / count : 0;
+  return { stepping: stepping / count, brighter: sign / count, solid: solid / count };
+}
+
+/**
+ * Share of the pixels along a row (or column) segment that step in colour from the line beyond it,
+ * when the steps look like a box's edge: a darker or lighter see-through box steps the same way in
+ * brightness all along, and a solid box has one colour along its edge whatever lies behind it.
+ * Texture steps back and forth and is not uniform, and scores 0.
+ */
+function edgeStrength(
+  image: RgbImage,
+  horizontal: boolean,
+  at: number,
+  from: number,
+  to: number,
+  inward: number,
+): number {
+  const { stepping, brighter, solid } = edgeSteps(image, horizontal, at, from, to, inward);
+  const boxLike = Math.abs(brighter) > 0.6 || solid > 0.85;
+  return boxLike ? stepping : 0;
 }
 
 /** The strongest box edge between `near` (just outside the text) and `far` (a line height beyond). */
@@ -268,11 +294,13 @@ export interface LineLook {
   frames: number;
   /** How the box shows the picture behind it, averaged over its first frames; null: it is solid. */
   seeThrough?: SeeThrough | null;
+  /** The box the reading pass's samples showed together (box-sightings), where a frame shows too little of it. */
+  sighted?: PlacedBox;
   seeThroughSamples?: SeeThrough[];
 }
 
-export function newLineLook(): LineLook {
-  return { found: 0, checks: 0, frames: 0 };
+export function newLineLook(sighted?: PlacedBox): LineLook {
+  return { found: 0, checks: 0, frames: 0, ...(sighted ? { sighted } : {}) };
 }
 
 /**
@@ -299,10 +327,14 @@ function textShift(then0: number, then1: number, now0: number, now1: number): nu
   return Math.abs(shift) < EDGE_JITTER ? 0 : Math.round(shift);
 }
 
-/** The remembered box moved with the text (a sliding line), or left in place when the text did not move. */
-function placedBox(look: LineLook, textRect: EdgeRect, image: RgbImage): EdgeRect | null {
-  const { box, text } = look;
-  if (!box || !text) return null;
+/** A box and the text box it was found around. */
+export interface PlacedBox {
+  box: EdgeRect;
+  text: EdgeRect;
+}
+
+/** The box moved with the text (a sliding line), or left in place when the text did not move. */
+function placedBox({ box, text }: PlacedBox, textRect: EdgeRect, image: RgbImage): EdgeRect {
   // A band across the whole frame stays where it is while its text runs along it (a ticker).
   const acrossFrame = box.x0 <= 0 && box.x1 >= image.width;
   const dx = acrossFrame ? 0 : textShift(text.x0, text.x1, textRect.x0, textRect.x1);
@@ -315,6 +347,12 @@ function placedBox(look: LineLook, textRect: EdgeRect, image: RgbImage): EdgeRec
   };
 }
 
+/** The box remembered from the line's earlier frames, placed for this one; null before one was found. */
+function knownBox(look: LineLook, textRect: EdgeRect, image: RgbImage): EdgeRect | null {
+  const { box, text } = look;
+  return box && text ? placedBox({ box, text }, textRect, image) : null;
+}
+
 /** The line's box on this frame: searched for until found twice (or never in the first frames), then remembered. */
 export function rememberedBox(
   image: RgbImage,
@@ -325,11 +363,12 @@ export function rememberedBox(
   look.frames++;
   const seemsBoxless = look.found === 0 && look.checks >= BOX_CHECKS;
   const searching = look.found < 2 && (!seemsBoxless || look.frames % BOX_CHECKS === 0);
-  if (!searching) return look.found >= 2 ? placedBox(look, textRect, image) : null;
+  if (!searching) return look.found >= 2 ? knownBox(look, textRect, image) : null;
   look.checks++;
-  const found = shadedBox(image, box, textRect);
+  const found =
+    shadedBox(image, box, textRect) ?? (look.sighted ? placedBox(look.sighted, textRect, image) : null);
   if (!found) return null;
-  const known = placedBox(look, textRect, image);
+  const known = knownBox(look, textRect, image);
   look.box = known ? union(known, found) : found;
   look.text = textRect;
   look.found++;

@@ -1,5 +1,6 @@
 import { union } from "../fill/regions";
 import type { SizedRect } from "../geometry";
+import type { BoxSightings } from "./box-sightings";
 import { normaliseText, substringDistance } from "./match-texts";
 import type { TextLook } from "./text-look";
 
@@ -11,6 +12,8 @@ export interface Detection {
   confidence: number;
   /** How it looked on the analysis frame (whether it was filmed or drawn on): absent when too small to say. */
   look?: TextLook;
+  /** What that frame showed of a box around it (full-resolution positions). */
+  edges?: BoxSightings;
 }
 
 /** One text line followed over time: where it is on each frame it is on. */

@@ -1,0 +1,139 @@
+import type { EdgeRect, SizedRect } from "../geometry";
+import { edgeSteps } from "./caption-box";
+import type { RgbImage } from "./image";
+
+/**
+ * A caption's box told from the samples of its line together, for a box that no single frame shows
+ * whole: a see-through box over a dark picture has no edge where the picture is as dark as the box,
+ * and which part that is changes as the picture moves (real-portrait's hook over the hair). Each
+ * sample sights what it can of each edge; an edge sighted in the same place on two samples, or
+ * clearly on one, holds for the whole line.
+ */
+
+/** One edge of a box on one sample: its outer boundary in frame pixels, how much of it stepped, which side is brighter. */
+export interface EdgeSighting {
+  at: number;
+  strength: number;
+  boxBrighter: boolean;
+}
+
+export interface BoxSightings {
+  top?: EdgeSighting;
+  bottom?: EdgeSighting;
+  left?: EdgeSighting;
+  right?: EdgeSighting;
+}
+
+/** Share of an edge's pixels that must step for a sighting; a box over a dark picture steps on a third. */
+const SIGHTED_STEPS = 0.3;
+/** Share of the stepping pixels that must step the same way: texture steps both ways. */
+const ONE_WAY = 0.9;
+/** A sighting this strong holds alone (caption-box's per-frame search asks as much of every frame). */
+const CLEAR_EDGE = 0.7;
+/** Sightings of one edge this close (frame pixels) are the same edge: the reading pass's frames are smaller. */
+const SAME_PLACE = 2;
+/** Pixels past the text's box where the search starts: the letters' own tops and ends are not a box's edge. */
+const TEXT_CLEARANCE = 2;
+/** Chroma is stored at half resolution: a coloured box bleeds a pixel or two past its edge (as caption-box). */
+const BOX_MARGIN = 3;
+
+/**
+ * The box edges that one frame shows around a line (`box`, on `image`), each the strongest
+ * one-way step within a line height above and below, three sideways, as caption-box searches;
+ * positions are multiplied by `scale` (the reading pass reads smaller frames).
+ */
+export function sightBoxEdges(image: RgbImage, box: SizedRect, scale: number): BoxSightings {
+  const x0 = Math.max(0, Math.floor(box.x));
+  const y0 = Math.max(0, Math.floor(box.y));
+  const x1 = Math.min(image.width, Math.ceil(box.x + box.width));
+  const y1 = Math.min(image.height, Math.ceil(box.y + box.height));
+  if (x1 <= x0 || y1 <= y0) return {};
+  const reach = Math.round(box.height * 1.5);
+  const sideways = Math.round(box.height * 3);
+  const rows = { from: x0, to: x1 };
+  const columns = { from: y0, to: y1 };
+  const sightings: BoxSightings = {};
+  const keep = (side: keyof BoxSightings, found: EdgeSighting | undefined, outerSide: 0 | 1) => {
+    if (found) sightings[side] = { ...found, at: (found.at + outerSide) * scale };
+  };
+  keep("top", strongestEdge(image, true, y0 - TEXT_CLEARANCE, y0 - reach, rows), 0);
+  keep("bottom", strongestEdge(image, true, y1 - 1 + TEXT_CLEARANCE, y1 - 1 + reach, rows), 1);
+  keep("left", strongestEdge(image, false, x0 - TEXT_CLEARANCE, x0 - sideways, columns), 0);
+  keep("right", strongestEdge(image, false, x1 - 1 + TEXT_CLEARANCE, x1 - 1 + sideways, columns), 1);
+  return sightings;
+}
+
+/** The strongest one-way edge whose box side lies from `near` to `far` (rows or columns), if any. */
+function strongestEdge(
+  image: RgbImage,
+  horizontal: boolean,
+  near: number,
+  far: number,
+  span: { from: number; to: number },
+): EdgeSighting | undefined {
+  const outward = far > near ? 1 : -1;
+  const size = horizontal ? image.height : image.width;
+  let best: EdgeSighting | undefined;
+  for (let inside = near; outward > 0 ? inside <= far : inside >= far; inside += outward) {
+    if (inside < 1 || inside + outward < 1 || inside + outward >= size - 1) break;
+    const { stepping, brighter } = edgeSteps(image, horizontal, inside, span.from, span.to, -outward);
+    if (stepping < SIGHTED_STEPS || Math.abs(brighter) < ONE_WAY * stepping) continue;
+    if (!best || stepping > best.strength)
+      best = { at: inside, strength: stepping, boxBrighter: brighter > 0 };
+  }
+  return best;
+}
+
+/**
+ * The line's box from its samples' sightings, with the text box it was sighted around (the first
+ * sample's): every edge sighted in one place on two samples or clearly on one, the box brighter (or
+ * darker) than the picture on all four; undefined otherwise. Grown by the margin caption-box gives
+ * its boxes; not clamped to the frame.
+ */
+export function sightedBox(
+  samples: Array<{ box: SizedRect; edges?: BoxSightings }>,
+): { box: EdgeRect; text: EdgeRect } | undefined {
+  const first = samples[0];
+  if (!first) return undefined;
+  const top = settledEdge(samples.flatMap(({ edges }) => edges?.top ?? []));
+  const bottom = settledEdge(samples.flatMap(({ edges }) => edges?.bottom ?? []));
+  const left = settledEdge(samples.flatMap(({ edges }) => edges?.left ?? []));
+  const right = settledEdge(samples.flatMap(({ edges }) => edges?.right ?? []));
+  if (!top || !bottom || !left || !right) return undefined;
+  const brighter = top.boxBrighter;
+  if ([bottom, left, right].some((edge) => edge.boxBrighter !== brighter)) return undefined;
+  const { box } = first;
+  return {
+    box: {
+      x0: Math.max(0, Math.floor(left.at) - BOX_MARGIN),
+      y0: Math.max(0, Math.floor(top.at) - BOX_MARGIN),
+      x1: Math.ceil(right.at) + BOX_MARGIN,
+      y1: Math.ceil(bottom.at) + BOX_MARGIN,
+    },
+    text: {
+      x0: Math.floor(box.x),
+      y0: Math.floor(box.y),
+      x1: Math.ceil(box.x + box.width),
+      y1: Math.ceil(box.y + box.height),
+    },
+  };
+}
+
+/** Where most sightings of one edge agree (the median of them), when two do or one is clear. */
+function settledEdge(sightings: EdgeSighting[]): { at: number; boxBrighter: boolean } | undefined {
+  let best: { at: number; boxBrighter: boolean; count: number } | undefined;
+  for (const sighting of sightings) {
+    const agreeing = sightings.filter(
+      (other) => Math.abs(other.at - sighting.at) <= SAME_PLACE && other.boxBrighter === sighting.boxBrighter,
+    );
+    if (agreeing.length < 2 && sighting.strength < CLEAR_EDGE) continue;
+    if (best && agreeing.length <= best.count) continue;
+    const places = agreeing.map((other) => other.at).sort((a, b) => a - b);
+    best = {
+      at: places[places.length >> 1] as number,
+      boxBrighter: sighting.boxBrighter,
+      count: agreeing.length,
+    };
+  }
+  return best;
+}

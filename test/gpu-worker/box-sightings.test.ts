@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { type BoxSightings, sightBoxEdges, sightedBox } from "../../gpu-worker/engine/pipeline/box-sightings";
+import { newLineLook } from "../../gpu-worker/engine/pipeline/caption-box";
+import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
+
+const WIDTH = 320;
+const HEIGHT = 180;
+/** A see-through black box (half the picture shows through) and the text box a detector gives in it. */
+const BOX = { x0: 60, y0: 50, x1: 260, y1: 100 };
+const TEXT_BOX = { x: 80, y: 60, width: 160, height: 30 };
+
+type Image = { width: number; height: number; data: Uint8Array };
+
+/** Mid-grey texture, black (hair, a dark coat) from `darkFrom` to `darkTo`; white letters, and the box under them. */
+function hookFrame(darkFrom: number, darkTo: number, withBox = true): Image {
+  const data = new Uint8Array(WIDTH * HEIGHT * 3);
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      const picture = x >= darkFrom && x < darkTo ? 6 : 100 + 10 * ((x * 7 + y * 13) % 5);
+      const inBox = withBox && x >= BOX.x0 && x < BOX.x1 && y >= BOX.y0 && y < BOX.y1;
+      const letter = y >= 66 && y < 84 && x >= 84 && x < 236 && x % 10 < 6;
+      const value = letter ? 255 : inBox ? Math.round(picture * 0.5) : picture;
+      data.fill(value, (y * WIDTH + x) * 3, (y * WIDTH + x) * 3 + 3);
+    }
+  }
+  return { width: WIDTH, height: HEIGHT, data };
+}
+
+function boxPixelsMissed(mask: Uint8Array): number {
+  let missed = 0;
+  for (let y = BOX.y0; y < BOX.y1; y++) {
+    for (let x = BOX.x0; x < BOX.x1; x++) if (!mask[y * WIDTH + x]) missed++;
+  }
+  return missed;
+}
+
+const sampled = (image: Image) => ({ box: TEXT_BOX, edges: sightBoxEdges(image, TEXT_BOX, 1) });
+
+describe("a caption's box told from the samples of its line together", () => {
+  it("marks a see-through box whole from the line's first frame, though no frame shows all four of its edges", () => {
+    // First the picture is black under the box's left half (no left edge, and only part of the top
+    // and bottom show); later the black has moved under its right end (no right edge).
+    const first = hookFrame(0, 170);
+    const later = hookFrame(200, WIDTH);
+    const alone = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(first, TEXT_BOX, alone, newLineLook());
+    const box = (BOX.x1 - BOX.x0) * (BOX.y1 - BOX.y0);
+    // Alone, the first frame shows no box: only the letters are marked, and the box stays on screen.
+    expect(boxPixelsMissed(alone)).toBeGreaterThan(box / 2);
+
+    const sighted = sightedBox([sampled(first), sampled(later)]);
+    expect(sighted).toBeDefined();
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(first, TEXT_BOX, mask, newLineLook(sighted));
+    expect(boxPixelsMissed(mask)).toBe(0);
+    // The box and a few pixels for chroma bleed, nothing far beyond it.
+    expect(mask[(BOX.y0 - 8) * WIDTH + 160]).toBe(0);
+    expect(mask[75 * WIDTH + BOX.x0 - 8]).toBe(0);
+    expect(mask[75 * WIDTH + BOX.x1 + 8]).toBe(0);
+  });
+
+  it("makes no box of letters over texture, nor of one straight edge in the scene near them", () => {
+    let seed = 5;
+    const textured = (): Image => {
+      const image = hookFrame(0, 0, false);
+      for (let i = 0; i < image.data.length; i += 3) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        const value = image.data[i] as number;
+        if (value === 255) continue;
+        image.data.fill(40 + Math.floor((seed / 2147483648) * 160), i, i + 3);
+      }
+      return image;
+    };
+    const samples = [textured(), textured(), textured(), textured()].map(sampled);
+    expect(sightedBox(samples)).toBeUndefined();
+
+    // A shelf's edge above the caption on every sample: one edge, not a box.
+    const shelf = (): Image => {
+      const image = textured();
+      for (let y = 0; y < 45; y++) image.data.fill(230, y * WIDTH * 3, (y + 1) * WIDTH * 3);
+      return image;
+    };
+    const withShelf = [shelf(), shelf(), shelf()].map(sampled);
+    expect(withShelf.every(({ edges }) => edges.top !== undefined)).toBe(true);
+    expect(sightedBox(withShelf)).toBeUndefined();
+  });
+
+  it("needs an edge seen in one place on two samples, or clearly on one", () => {
+    const edge = (at: number, strength: number) => ({ at, strength, boxBrighter: false });
+    const sides = (left: ReturnType<typeof edge>): BoxSightings => ({
+      top: edge(50, 0.9),
+      bottom: edge(100, 0.9),
+      left,
+      right: edge(260, 0.9),
+    });
+    const faint = (at: number) => ({ box: TEXT_BOX, edges: sides(edge(at, 0.4)) });
+    expect(sightedBox([faint(60), faint(90)])).toBeUndefined();
+    expect(sightedBox([faint(60), faint(61)])?.box.x0).toBe(58);
+  });
+});
