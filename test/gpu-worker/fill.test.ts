@@ -377,6 +377,62 @@ describe("a see-through band over a still shot", () => {
   });
 });
 
+describe("a see-through box over a subject that moves on its own", () => {
+  it("takes the picture behind the box and its letters from the frame's own restoration where the other frames show something else there", async () => {
+    // A still shot, except under the hook's box, where a subject slides 6 px a frame: the ring around
+    // the box holds still, so every neighbour lines up, yet what each restored behind the box (and
+    // shows where this frame has letters) is the subject somewhere else.
+    const width = 320;
+    const height = 180;
+    const still = lavfiFrames(MANDELBROT, "crop=320:180:x=500:y=260", width, height, 1)[0] as RgbFrame;
+    const box: Box = [40, 60, 240, 50];
+    const inBox = maskOf(width, height, [box]);
+    const letters = maskOf(
+      width,
+      height,
+      [0, 1, 2, 3, 4, 5].map((n): Box => [60 + n * 35, 74, 6, 22]),
+    );
+    const center = 4;
+    const pictureAt = (k: number, p: number, c: number) => {
+      if (!inBox[p]) return still.data[p * 3 + c] as number;
+      const x = Math.min(width - 1, (p % width) + 6 * k);
+      return still.data[(Math.floor(p / width) * width + x) * 3 + c] as number;
+    };
+    let seed = 11;
+    const noise = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.round((seed / 2147483648) * 8 - 4);
+    };
+    const window: MaskedFrame[] = Array.from({ length: 9 }, (_, k) => {
+      const data = Uint8Array.from(still.data, (_, i) => pictureAt(k, Math.floor(i / 3), i % 3));
+      for (let p = 0; p < inBox.length; p += 1) {
+        if (!inBox[p]) continue;
+        for (let c = 0; c < 3; c += 1) {
+          data[p * 3 + c] = letters[p] ? 245 : Math.max(0, Math.min(255, pictureAt(k, p, c) + noise()));
+        }
+      }
+      const behind = Uint8Array.from(inBox, (value, p) => (value && !letters[p] ? 255 : 0));
+      return { frame: { width, height, data }, mask: inBox, behind, textOnly: letters };
+    });
+    const truth = {
+      width,
+      height,
+      data: Uint8Array.from(still.data, (_, i) => pictureAt(center, Math.floor(i / 3), i % 3)),
+    };
+    const result = await fillFrame(window, center, undefined, { windowRadius: 4 });
+    const boxPsnr = psnrInMask(result.frame, truth, inBox);
+    const letterPsnr = psnrInMask(result.frame, truth, letters);
+    console.info(
+      `see-through box over a moving subject: box ${boxPsnr.toFixed(1)} dB, letters ${letterPsnr.toFixed(1)} dB`,
+    );
+    // Borrowing from the neighbours, as the fill did before it checked them against this frame's own
+    // restoration, scores 15.8 dB in the box (17.4 on the letters); now 27.3 (18.4 on the letters,
+    // inpainted from the restored picture around them: a fractal's detail does not carry into a hole).
+    expect(boxPsnr).toBeGreaterThanOrEqual(25);
+    expectOnlyMaskedChanged((window[center] as MaskedFrame).frame, result.frame, inBox);
+  });
+});
+
 describe("frames far from the one filled", () => {
   it("fills a caption over a slow pan from frames up to 16 away, with the motion composed over all of them", async () => {
     const width = 640;

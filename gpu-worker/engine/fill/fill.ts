@@ -1,7 +1,8 @@
 import type { SizedRect } from "../geometry";
 import { BufferPool } from "../media/buffer-pool";
+import { fillFromBehind } from "./behind";
 import { fuseSeams } from "./blend";
-import { type CropWork, cropWork, isSynthesised, Source } from "./crop";
+import { type CropWork, cropWork, isSynthesised } from "./crop";
 import { MotionEstimator } from "./motion";
 import { clip, fillRegions, framePixel, grow, union } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
@@ -225,70 +226,4 @@ function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array, ma
     }
     if (isSynthesised(source[i] as number)) synthesized[pixel] = 255;
   }
-}
-
-/**
- * Takes the frame's own estimate of the picture behind a see-through box where nothing better was
- * found. The estimate rests on the box's opacity and colour as measured at its edge, and a few
- * levels off it shows as a band against pixels a neighbour showed; so where neighbours showed the
- * picture under the box too, each channel of the estimate is first mapped by the line that fits it
- * best to what they showed.
- */
-function fillFromBehind(work: CropWork, behind: Uint8Array): void {
-  const { rect, frame, maskedPixels, source, fill } = work;
-  const corrections = behindCorrections(work, behind);
-  for (const i of maskedPixels) {
-    if (source[i] !== Source.none) continue;
-    const pixel = framePixel(rect, frame.width, i);
-    if (!behind[pixel]) continue;
-    for (let c = 0; c < 3; c += 1) {
-      const { gain, offset } = corrections[c] as LinearFit;
-      fill[i * 3 + c] = gain * (frame.data[pixel * 3 + c] as number) + offset;
-    }
-    source[i] = Source.behind;
-  }
-}
-
-interface LinearFit {
-  gain: number;
-  offset: number;
-}
-
-/** Fewest pixels both estimated behind the box and shown by a neighbour for a correction to be fitted. */
-const MIN_CORRECTION_PIXELS = 400;
-/** Gains outside this range are not a small miss of the box's opacity: the estimate is left as it is. */
-const MAX_CORRECTION_GAIN = 1.5;
-/** Spread (variance, levels²) the estimate needs on a channel for a gain to be fitted; else only an offset. */
-const MIN_CORRECTION_VARIANCE = 25;
-
-/** Per channel, the least-squares line from the behind estimate to what neighbours showed. */
-function behindCorrections(work: CropWork, behind: Uint8Array): LinearFit[] {
-  const { rect, frame, maskedPixels, source, fill } = work;
-  const sums = [0, 1, 2].map(() => ({ x: 0, y: 0, xx: 0, xy: 0 }));
-  let count = 0;
-  for (const i of maskedPixels) {
-    if (source[i] !== Source.neighbours) continue;
-    const pixel = framePixel(rect, frame.width, i);
-    if (!behind[pixel]) continue;
-    count += 1;
-    for (let c = 0; c < 3; c += 1) {
-      const x = frame.data[pixel * 3 + c] as number;
-      const y = fill[i * 3 + c] as number;
-      const sum = sums[c] as (typeof sums)[number];
-      sum.x += x;
-      sum.y += y;
-      sum.xx += x * x;
-      sum.xy += x * y;
-    }
-  }
-  const unchanged = { gain: 1, offset: 0 };
-  if (count < MIN_CORRECTION_PIXELS) return [unchanged, unchanged, unchanged];
-  return sums.map((sum) => {
-    const meanX = sum.x / count;
-    const meanY = sum.y / count;
-    const variance = sum.xx / count - meanX * meanX;
-    const gain = variance >= MIN_CORRECTION_VARIANCE ? (sum.xy / count - meanX * meanY) / variance : 1;
-    if (!(gain >= 1 / MAX_CORRECTION_GAIN && gain <= MAX_CORRECTION_GAIN)) return unchanged;
-    return { gain, offset: meanY - gain * meanX };
-  });
 }
