@@ -334,20 +334,29 @@ describe("a see-through box", () => {
   });
 });
 
+/** Whole levels from -amplitude to amplitude, the same run for the same seed: a restoration's noise. */
+function seededNoise(seed: number, amplitude: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return Math.round((state / 2147483648) * 2 * amplitude - amplitude);
+  };
+}
+
+/** One 320x180 frame of the fractal, the picture of a still shot. */
+function stillShot(): RgbFrame {
+  return lavfiFrames(MANDELBROT, "crop=320:180:x=500:y=260", 320, 180, 1)[0] as RgbFrame;
+}
+
 describe("a see-through band over a still shot", () => {
   it("takes the picture behind it from more frames than the nearest two: each restored one is noisy", async () => {
     // A ticker's band, its letters moving 12 px a frame: every frame restored the picture behind the
     // band (its own noise scaled up by the band's opacity: here ±14 levels), its letters left out.
-    const width = 320;
-    const height = 180;
-    const still = lavfiFrames(MANDELBROT, "crop=320:180:x=500:y=260", width, height, 1)[0] as RgbFrame;
+    const still = stillShot();
+    const { width, height } = still;
     const band: Box = [20, 120, 280, 30];
     const center = 4;
-    let seed = 7;
-    const noise = () => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return Math.round((seed / 2147483648) * 28 - 14);
-    };
+    const noise = seededNoise(7, 14);
     const window: MaskedFrame[] = Array.from({ length: 9 }, (_, k) => {
       const letters = maskOf(
         width,
@@ -382,9 +391,8 @@ describe("a see-through box over a subject that moves on its own", () => {
     // A still shot, except under the hook's box, where a subject slides 6 px a frame: the ring around
     // the box holds still, so every neighbour lines up, yet what each restored behind the box (and
     // shows where this frame has letters) is the subject somewhere else.
-    const width = 320;
-    const height = 180;
-    const still = lavfiFrames(MANDELBROT, "crop=320:180:x=500:y=260", width, height, 1)[0] as RgbFrame;
+    const still = stillShot();
+    const { width, height } = still;
     const box: Box = [40, 60, 240, 50];
     const inBox = maskOf(width, height, [box]);
     const letters = maskOf(
@@ -398,11 +406,7 @@ describe("a see-through box over a subject that moves on its own", () => {
       const x = Math.min(width - 1, (p % width) + 6 * k);
       return still.data[(Math.floor(p / width) * width + x) * 3 + c] as number;
     };
-    let seed = 11;
-    const noise = () => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return Math.round((seed / 2147483648) * 8 - 4);
-    };
+    const noise = seededNoise(11, 4);
     const window: MaskedFrame[] = Array.from({ length: 9 }, (_, k) => {
       const data = Uint8Array.from(still.data, (_, i) => pictureAt(k, Math.floor(i / 3), i % 3));
       for (let p = 0; p < inBox.length; p += 1) {

@@ -71,20 +71,12 @@ export function edgeSteps(
 }
 
 /**
- * Share of the pixels along a row (or column) segment that step in colour from the line beyond it,
- * when the steps look like a box's edge: a darker or lighter see-through box steps the same way in
+ * Share of the pixels along a row (or column) segment that step in colour from the line beyond it
+ * (`edgeSteps`), when the steps look like a box's edge: a darker or lighter see-through box steps the same way in
  * brightness all along, and a solid box has one colour along its edge whatever lies behind it.
  * Texture steps back and forth and is not uniform, and scores 0.
  */
-function edgeStrength(
-  image: RgbImage,
-  horizontal: boolean,
-  at: number,
-  from: number,
-  to: number,
-  inward: number,
-): number {
-  const { stepping, brighter, solid } = edgeSteps(image, horizontal, at, from, to, inward);
+function edgeStrength({ stepping, brighter, solid }: EdgeSteps): number {
   const boxLike = Math.abs(brighter) > 0.6 || solid > 0.85;
   return boxLike ? stepping : 0;
 }
@@ -104,7 +96,7 @@ function findEdge(
   for (let at = near; direction > 0 ? at <= far : at >= far; at += direction) {
     const inside = at - direction; // the edge is between `inside` (box) and `at` (outside)
     if (at < 1 || inside < 1 || at >= (horizontal ? image.height : image.width) - 1) break;
-    const strength = edgeStrength(image, horizontal, inside, from, to, -direction);
+    const strength = edgeStrength(edgeSteps(image, horizontal, inside, from, to, -direction));
     if (strength > bestStrength) {
       best = inside;
       bestStrength = strength;
@@ -175,7 +167,8 @@ function traceSide(
   const fill = fillRows.map((row) => meanColour(image, row, besideText.from, besideText.to));
   const strong = (window: { from: number; to: number }) =>
     edges.every(
-      ({ row, outward }) => edgeStrength(image, true, row, window.from, window.to, -outward) > TRACE_STRENGTH,
+      ({ row, outward }) =>
+        edgeStrength(edgeSteps(image, true, row, window.from, window.to, -outward)) > TRACE_STRENGTH,
     ) || fillRows.every((row, i) => solidShare(image, row, window, fill[i] as number[]) > SOLID_SHARE);
   const atBorder = ({ from, to }: { from: number; to: number }) => to - from < Math.max(4, step >> 2);
   let reached = start;
