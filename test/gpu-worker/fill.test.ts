@@ -380,7 +380,9 @@ describe("a see-through band over a still shot", () => {
     const inBand = maskOf(width, height, [band]);
     const filled = psnrInMask(result.frame, still, inBand);
     console.info(`see-through band, restored pictures pooled: ${filled.toFixed(1)} dB`);
-    // The median of the nearest two restorations scores 31.6 dB here, of the nearest eight 35.0.
+    // The median of the nearest two restorations scores 31.6 dB here, of the nearest eight 35.0; 34.8
+    // since the fill checks them against the frame's own restoration (in the fractal's darkest parts
+    // this noise passes for a subject moving behind the band).
     expect(filled).toBeGreaterThanOrEqual(34);
     expectOnlyMaskedChanged((window[center] as MaskedFrame).frame, result.frame, inBand);
   });
