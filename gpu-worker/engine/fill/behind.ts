@@ -42,45 +42,66 @@ const LUMA = [0.299, 0.587, 0.114] as const;
 export function fillFromBehind(work: CropWork, behind: Uint8Array): void {
   const { rect, frame, maskedPixels, source, fill } = work;
   const corrections = behindCorrections(work, behind);
-  const estimate = (pixel: number, c: number) => {
-    const { gain, offset } = corrections[c] as LinearFit;
-    return gain * (frame.data[pixel * 3 + c] as number) + offset;
-  };
-  const disagreement = new Float32Array(source.length);
-  const compared = new Float32Array(source.length);
-  const brightness = new Float32Array(source.length);
+  const gains = corrections.map(({ gain }) => gain);
+  const offsets = corrections.map(({ offset }) => offset);
+  const showedElse = neighboursShowedElse(work, behind, gains, offsets);
   for (const i of maskedPixels) {
-    const pixel = framePixel(rect, frame.width, i);
-    if (source[i] !== Source.neighbours || !behind[pixel]) continue;
-    let own = 0;
-    let shown = 0;
-    for (let c = 0; c < 3; c += 1) {
-      own += (LUMA[c] as number) * estimate(pixel, c);
-      shown += (LUMA[c] as number) * (fill[i * 3 + c] as number);
-    }
-    disagreement[i] = Math.abs(own - shown);
-    compared[i] = 1;
-    brightness[i] = own;
-  }
-  const disagreementAround = windowSums(disagreement, rect.width, rect.height, AGREEMENT_RADIUS);
-  const comparedAround = windowSums(compared, rect.width, rect.height, AGREEMENT_RADIUS);
-  const brightnessAround = windowSums(brightness, rect.width, rect.height, AGREEMENT_RADIUS);
-  for (const i of maskedPixels) {
-    if (source[i] !== Source.none && source[i] !== Source.neighbours) continue;
-    const count = comparedAround[i] as number;
-    const showedElse =
-      count >= MIN_COMPARED &&
-      (disagreementAround[i] as number) >
-        count * allowedDisagreement((brightnessAround[i] as number) / count);
-    if (source[i] === Source.neighbours && !showedElse) continue;
+    const kind = source[i];
+    if (kind !== Source.none && (kind !== Source.neighbours || !showedElse?.(i))) continue;
     const pixel = framePixel(rect, frame.width, i);
     if (!behind[pixel]) {
       source[i] = Source.none;
       continue;
     }
-    for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = estimate(pixel, c);
+    for (let c = 0; c < 3; c += 1) {
+      fill[i * 3 + c] = (gains[c] as number) * (frame.data[pixel * 3 + c] as number) + (offsets[c] as number);
+    }
     source[i] = Source.behind;
   }
+}
+
+/**
+ * Whether, around crop pixel i, the neighbours' fill behind the box differs from the frame's own
+ * (corrected) estimate by more than the picture's brightness allows; undefined when too few pixels
+ * were compared anywhere in the crop for any to count.
+ */
+function neighboursShowedElse(
+  work: CropWork,
+  behind: Uint8Array,
+  gains: number[],
+  offsets: number[],
+): ((i: number) => boolean) | undefined {
+  const { rect, frame, maskedPixels, source, fill } = work;
+  const disagreement = new Float32Array(source.length);
+  const compared = new Float32Array(source.length);
+  const brightness = new Float32Array(source.length);
+  let comparedInCrop = 0;
+  for (const i of maskedPixels) {
+    if (source[i] !== Source.neighbours) continue;
+    const pixel = framePixel(rect, frame.width, i);
+    if (!behind[pixel]) continue;
+    let own = 0;
+    let shown = 0;
+    for (let c = 0; c < 3; c += 1) {
+      const weight = LUMA[c] as number;
+      own += weight * ((gains[c] as number) * (frame.data[pixel * 3 + c] as number) + (offsets[c] as number));
+      shown += weight * (fill[i * 3 + c] as number);
+    }
+    disagreement[i] = Math.abs(own - shown);
+    compared[i] = 1;
+    brightness[i] = own;
+    comparedInCrop += 1;
+  }
+  if (comparedInCrop < MIN_COMPARED) return undefined;
+  const disagreementAround = windowSums(disagreement, rect.width, rect.height, AGREEMENT_RADIUS);
+  const comparedAround = windowSums(compared, rect.width, rect.height, AGREEMENT_RADIUS);
+  const brightnessAround = windowSums(brightness, rect.width, rect.height, AGREEMENT_RADIUS);
+  return (i) => {
+    const count = comparedAround[i] as number;
+    if (count < MIN_COMPARED) return false;
+    const allowed = allowedDisagreement((brightnessAround[i] as number) / count);
+    return (disagreementAround[i] as number) > count * allowed;
+  };
 }
 
 /** The mean luma difference allowed where the picture's mean brightness is `brightness`. */

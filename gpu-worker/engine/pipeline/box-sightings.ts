@@ -1,5 +1,5 @@
 import type { EdgeRect, SizedRect } from "../geometry";
-import { edgeSteps } from "./caption-box";
+import { type EdgeSteps, strongestEdge } from "./caption-box";
 import type { RgbImage } from "./image";
 
 /**
@@ -56,32 +56,40 @@ export function sightBoxEdges(image: RgbImage, box: SizedRect, scale: number): B
   const keep = (side: keyof BoxSightings, found: EdgeSighting | undefined, outerSide: 0 | 1) => {
     if (found) sightings[side] = { ...found, at: (found.at + outerSide) * scale };
   };
-  keep("top", strongestEdge(image, true, y0 - TEXT_CLEARANCE, y0 - reach, rows), 0);
-  keep("bottom", strongestEdge(image, true, y1 - 1 + TEXT_CLEARANCE, y1 - 1 + reach, rows), 1);
-  keep("left", strongestEdge(image, false, x0 - TEXT_CLEARANCE, x0 - sideways, columns), 0);
-  keep("right", strongestEdge(image, false, x1 - 1 + TEXT_CLEARANCE, x1 - 1 + sideways, columns), 1);
+  keep("top", sightEdge(image, true, y0 - TEXT_CLEARANCE, y0 - reach, rows), 0);
+  keep("bottom", sightEdge(image, true, y1 - 1 + TEXT_CLEARANCE, y1 - 1 + reach, rows), 1);
+  keep("left", sightEdge(image, false, x0 - TEXT_CLEARANCE, x0 - sideways, columns), 0);
+  keep("right", sightEdge(image, false, x1 - 1 + TEXT_CLEARANCE, x1 - 1 + sideways, columns), 1);
   return sightings;
 }
 
-/** The strongest one-way edge whose box side lies from `near` to `far` (rows or columns), if any. */
-function strongestEdge(
+/**
+ * The strongest one-way edge whose box side lies from `inside` to `far` (rows or columns), if any:
+ * caption-box's search, scoring a third of the pixels stepping nine in ten the same way.
+ */
+function sightEdge(
   image: RgbImage,
   horizontal: boolean,
-  near: number,
+  inside: number,
   far: number,
   span: { from: number; to: number },
 ): EdgeSighting | undefined {
-  const outward = far > near ? 1 : -1;
-  const size = horizontal ? image.height : image.width;
-  let best: EdgeSighting | undefined;
-  for (let inside = near; outward > 0 ? inside <= far : inside >= far; inside += outward) {
-    if (inside < 1 || inside + outward < 1 || inside + outward >= size - 1) break;
-    const { stepping, brighter } = edgeSteps(image, horizontal, inside, span.from, span.to, -outward);
-    if (stepping < SIGHTED_STEPS || Math.abs(brighter) < ONE_WAY * stepping) continue;
-    if (!best || stepping > best.strength)
-      best = { at: inside, strength: stepping, boxBrighter: brighter > 0 };
-  }
-  return best;
+  const outward = far > inside ? 1 : -1;
+  const found = strongestEdge(
+    image,
+    horizontal,
+    { near: inside + outward, far: far + outward, ...span },
+    oneWayStepping,
+    0,
+  );
+  return found
+    ? { at: found.inside, strength: found.strength, boxBrighter: found.steps.brighter > 0 }
+    : undefined;
+}
+
+/** The share of an edge's pixels stepping, when enough of them step and nearly all one way; else 0. */
+function oneWayStepping({ stepping, brighter }: EdgeSteps): number {
+  return stepping >= SIGHTED_STEPS && Math.abs(brighter) >= ONE_WAY * stepping ? stepping : 0;
 }
 
 /**

@@ -28,7 +28,7 @@ export interface EdgeSteps {
  * How the row (or column) `at` between `from` and `to` steps from the line `inward` of it: each
  * pixel's largest channel step, which way its brightness steps, and how flat its colour is.
  */
-export function edgeSteps(
+function edgeSteps(
   image: RgbImage,
   horizontal: boolean,
   at: number,
@@ -90,16 +90,32 @@ function findEdge(
   from: number,
   to: number,
 ): number | null {
+  return strongestEdge(image, horizontal, { near, far, from, to }, edgeStrength, 0.7)?.inside ?? null;
+}
+
+/**
+ * The edge whose outside row (or column) lies from `near` to `far`, along `from` to `to`, that
+ * `strength` scores highest, above `floor`: its box side (`inside`, one step back towards `near`),
+ * its score and its steps; null when none scores above `floor`.
+ */
+export function strongestEdge(
+  image: RgbImage,
+  horizontal: boolean,
+  { near, far, from, to }: { near: number; far: number; from: number; to: number },
+  strength: (steps: EdgeSteps) => number,
+  floor: number,
+): { inside: number; strength: number; steps: EdgeSteps } | null {
   const direction = far > near ? 1 : -1;
-  let best: number | null = null;
-  let bestStrength = 0.7;
+  let best: { inside: number; strength: number; steps: EdgeSteps } | null = null;
+  let bestStrength = floor;
   for (let at = near; direction > 0 ? at <= far : at >= far; at += direction) {
     const inside = at - direction; // the edge is between `inside` (box) and `at` (outside)
     if (at < 1 || inside < 1 || at >= (horizontal ? image.height : image.width) - 1) break;
-    const strength = edgeStrength(edgeSteps(image, horizontal, inside, from, to, -direction));
-    if (strength > bestStrength) {
-      best = inside;
-      bestStrength = strength;
+    const steps = edgeSteps(image, horizontal, inside, from, to, -direction);
+    const score = strength(steps);
+    if (score > bestStrength) {
+      best = { inside, strength: score, steps };
+      bestStrength = score;
     }
   }
   return best;
