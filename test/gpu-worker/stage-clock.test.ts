@@ -40,13 +40,14 @@ describe("stage clock", () => {
 
   it("charges a followed thread's CPU to its stage, not to the stage the cleaning thread is in", async () => {
     // A thread that says its Linux id, then spins until its own CPU (in 10 ms ticks) grew by 0.3 s.
+    // It keeps listening afterwards: a thread that has ended has no /proc entry left to read.
     const spinner = new Worker(
       `const { parentPort } = require("node:worker_threads");
        const { readFileSync } = require("node:fs");
        const stat = () => readFileSync("/proc/thread-self/stat", "utf8");
        const ticks = () => { const f = stat().slice(stat().lastIndexOf(")") + 2).split(" "); return Number(f[11]) + Number(f[12]); };
        parentPort.postMessage(Number.parseInt(stat(), 10));
-       parentPort.once("message", () => { const until = ticks() + 30; while (ticks() < until) {} parentPort.postMessage("done"); });`,
+       parentPort.on("message", () => { const until = ticks() + 30; while (ticks() < until) {} parentPort.postMessage("done"); });`,
       { eval: true },
     );
     const [tid] = (await once(spinner, "message")) as [number];
