@@ -10,10 +10,13 @@ import {
   type PreviousFill,
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
+import { cropWork } from "../../gpu-worker/engine/fill/crop";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 import { maskExtent } from "../../gpu-worker/engine/fill/regions";
+import { movingNearHole } from "../../gpu-worker/engine/fill/ring-change";
+import { fillSource } from "../../gpu-worker/engine/fill/temporal";
 import { boxIsMasked, fullTiles } from "../../gpu-worker/engine/fill/tiles";
-import { MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
+import { IDENTITY, MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
 import type { SizedRect } from "../../gpu-worker/engine/geometry";
 import { dilate } from "../../gpu-worker/engine/pipeline/dilate";
 
@@ -687,6 +690,44 @@ describe("a subject moving beside the hole", () => {
     }
     expect(red / pixels).toBeGreaterThan(0.8);
     expectOnlyMaskedChanged(window[2]?.frame as RgbFrame, result.frame, mask);
+  });
+
+  it("leaves a neighbour out along the subject's own slanted edge, not in squares", async () => {
+    const width = 192;
+    const height = 96;
+    const hole: Box = [16, 40, 160, 16];
+    // A red subject whose right edge slants across the caption; in the neighbour it stands 10 px further right.
+    const scene = (shift: number): RgbFrame => {
+      const data = new Uint8Array(width * height * 3);
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const onSubject = x < 40 + shift + 2 * y;
+          data.set(onSubject ? [200, 40, 40] : [120, 120, 120], (y * width + x) * 3);
+        }
+      }
+      return { width, height, data };
+    };
+    const mask = maskOf(width, height, [hole]);
+    const rect = { x: 0, y: 24, width, height: 48 };
+    const work = await cropWork(scene(0), mask, rect);
+    const neighbour = fillSource({ frame: scene(10) }, IDENTITY, 1, undefined);
+    const movedNear = movingNearHole(work, neighbour);
+    // Where on each row of the hole the neighbour is first left out: judged in 16-pixel squares it
+    // was the same column on every row of a square; along the edge it follows the slant.
+    const firstLeftOut = new Set<number>();
+    for (let y = hole[1]; y < hole[1] + hole[3]; y += 1) {
+      for (let x = hole[0]; x < hole[0] + hole[2]; x += 1) {
+        if (movedNear((y - rect.y) * rect.width + (x - rect.x))) {
+          firstLeftOut.add(x);
+          break;
+        }
+      }
+    }
+    expect(firstLeftOut.size).toBeGreaterThanOrEqual(6);
+    // And it is left out near the edge (x 120 to 160 across the hole), kept far from it.
+    const at = (x: number, y: number) => movedNear((y - rect.y) * rect.width + (x - rect.x));
+    expect(at(140, 48)).toBe(true);
+    expect(at(24, 48)).toBe(false);
   });
 });
 

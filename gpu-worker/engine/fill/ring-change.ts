@@ -5,6 +5,7 @@ import type { FillSource } from "./temporal";
 
 /** Side of the blocks the crop is judged in, in pixels (a power of two: BLOCK_SHIFT). */
 const BLOCK_SHIFT = 4;
+const BLOCK = 1 << BLOCK_SHIFT;
 /** Pixels outside the hole, up to this distance, on which the picture's change is measured. */
 const RING_DEPTH = 8;
 /** Mean change (levels, largest channel) of the ring near a block above which the picture there moves... */
@@ -16,8 +17,9 @@ const MOVING_OVER_TYPICAL = 1.5;
  * Where the picture just around the hole differs in another frame (`source`, aligned by its motion;
  * its own text is not looked at) beyond what the camera's motion explains: a subject moving or
  * turning next to the text. What that frame shows inside the hole is then out of date there,
- * however well the ring lines up as a whole. Judged per block of the crop, from the ring pixels in the block and its eight neighbours;
- * a block with none there takes the verdict of the whole ring.
+ * however well the ring lines up as a whole. The change is measured per block of the crop, from the
+ * ring pixels in the block and its eight neighbours (a block with none there takes the whole ring's),
+ * and judged per pixel on those measures interpolated between the blocks' centres.
  */
 export function movingNearHole(
   work: CropWork,
@@ -62,7 +64,8 @@ export function movingNearHole(
     MOVING_CHANGE,
     MOVING_OVER_TYPICAL * kthSmallest(changes, sampled, sampled >> 1),
   );
-  const moving = new Uint8Array(across * down);
+  // Each block's change over its 3x3 neighbourhood, read at the block's centre.
+  const nearChange = new Float32Array(across * down);
   for (let by = 0; by < down; by += 1) {
     for (let bx = 0; bx < across; bx += 1) {
       let sum = 0;
@@ -73,12 +76,27 @@ export function movingNearHole(
           count += counts[ny * across + nx] as number;
         }
       }
-      moving[by * across + bx] = (count > 0 ? sum / count : mean) > threshold ? 1 : 0;
+      nearChange[by * across + bx] = count > 0 ? sum / count : mean;
     }
   }
+  // Judged per pixel on the change interpolated between block centres: a verdict per block drew its
+  // squares into the fill, where a source taken in one block and left in the next met.
+  const half = BLOCK / 2;
   return (cropPixel) => {
     const row = Math.floor(cropPixel / rect.width);
     const column = cropPixel - row * rect.width;
-    return moving[(row >> BLOCK_SHIFT) * across + (column >> BLOCK_SHIFT)] === 1;
+    const fx = Math.min(Math.max((column - half + 0.5) / BLOCK, 0), across - 1);
+    const fy = Math.min(Math.max((row - half + 0.5) / BLOCK, 0), down - 1);
+    const x0 = Math.floor(fx);
+    const y0 = Math.floor(fy);
+    const x1 = x0 + 1 < across ? x0 + 1 : x0;
+    const y1 = y0 + 1 < down ? y0 + 1 : y0;
+    const tx = fx - x0;
+    const ty = fy - y0;
+    const top =
+      (nearChange[y0 * across + x0] as number) * (1 - tx) + (nearChange[y0 * across + x1] as number) * tx;
+    const bottom =
+      (nearChange[y1 * across + x0] as number) * (1 - tx) + (nearChange[y1 * across + x1] as number) * tx;
+    return top * (1 - ty) + bottom * ty > threshold;
   };
 }
