@@ -16,7 +16,7 @@ import { maskExtent } from "../../gpu-worker/engine/fill/regions";
 import { movingNearHole } from "../../gpu-worker/engine/fill/ring-change";
 import { fillSource } from "../../gpu-worker/engine/fill/temporal";
 import { boxIsMasked, fullTiles } from "../../gpu-worker/engine/fill/tiles";
-import { IDENTITY, MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
+import { homography, IDENTITY, MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
 import type { SizedRect } from "../../gpu-worker/engine/geometry";
 import { dilate } from "../../gpu-worker/engine/pipeline/dilate";
 
@@ -391,6 +391,44 @@ describe("a see-through band over a still shot", () => {
   });
 });
 
+describe("a caption over a subject that moves on its own beside a still background", () => {
+  it("fills the letters over the subject from the frames around, nudged to follow it", async () => {
+    const width = 256;
+    const height = 112;
+    // A wall the camera pans over (1 px a frame); from x 176 on, a patterned subject that moves 2 px
+    // further a frame on its own.
+    const scene = (t: number): RgbFrame => {
+      const data = new Uint8Array(width * height * 3);
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const u = x - 3 * t;
+          const wall = 110 + 40 * Math.sin((x - t) / 5) * Math.cos(y / 7);
+          const subject = 130 + 60 * Math.sin(u / 3.1 + y / 4.3) + 30 * Math.cos(y / 2.7);
+          const value = x >= 176 ? subject : wall;
+          data.set([value, value * 0.8, 255 - value], (y * width + x) * 3);
+        }
+      }
+      return { width, height, data };
+    };
+    // Letter stems 4 px wide, 20 tall, every 16 px: the last three over the subject.
+    const stems: Box[] = Array.from({ length: 12 }, (_, k) => [40 + 16 * k, 46, 4, 20]);
+    const mask = maskOf(width, height, stems);
+    const window = [-3, -2, -1, 0, 1, 2, 3].map((t) => withText(scene(t), mask));
+    const pan = async (to: number) => homography([1, 0, to - 3, 0, 1, 0, 0, 0, 1]);
+    const result = await fillFrame(window, 3, undefined, { windowRadius: 3, motion: pan });
+    const onSubject = maskOf(
+      width,
+      height,
+      stems.filter(([x]) => x >= 176),
+    );
+    const psnr = psnrInMask(result.frame, scene(0), onSubject);
+    console.info(`letters over a moving subject: ${psnr.toFixed(1)} dB`);
+    // Left out as moving (the spatial fill alone) it scored 21.5 dB; followed, 36.3.
+    expect(psnr).toBeGreaterThan(30);
+    expectOnlyMaskedChanged(window[3]?.frame as RgbFrame, result.frame, mask);
+  });
+});
+
 describe("a see-through box over a subject that moves on its own", () => {
   it("takes the picture behind the box and its letters from the frame's own restoration where the other frames show something else there", async () => {
     // A still shot, except under the hook's box, where a subject slides 6 px a frame: the ring around
@@ -711,7 +749,7 @@ describe("a subject moving beside the hole", () => {
     const rect = { x: 0, y: 24, width, height: 48 };
     const work = await cropWork(scene(0), mask, rect);
     const neighbour = fillSource({ frame: scene(10) }, IDENTITY, 1, undefined);
-    const movedNear = movingNearHole(work, neighbour);
+    const movedNear = movingNearHole(work, neighbour) ?? (() => false);
     // Where on each row of the hole the neighbour is first left out: judged in 16-pixel squares it
     // was the same column on every row of a square; along the edge it follows the slant.
     const firstLeftOut = new Set<number>();

@@ -1,4 +1,5 @@
 import type { SizedRect } from "../geometry";
+import type { ShiftField } from "./local-shift";
 import type { Homography } from "./types";
 import type { WindowSearch } from "./window-fill";
 
@@ -75,6 +76,7 @@ export interface SharedAligned {
   motion: Homography;
   distance: number;
   weight: number;
+  shift?: ShiftField;
 }
 
 export interface FoundCrop {

@@ -103,6 +103,7 @@ async function search(message: SearchMessage): Promise<void> {
         motion: source.motion,
         distance: source.distance,
         weight,
+        shift: source.shift,
       })),
       unfilled: find.unfilled,
       movedOn: find.movedOn,

@@ -299,7 +299,7 @@ function foundInWindow(task: SearchTask, k: number, crop: FoundCropOf): WindowFi
   work.fill.set(crop.fill);
   const byIndex = new Map(task.window.map((frame) => [frame.index, frame]));
   return {
-    aligned: crop.aligned.map(({ index, restored, motion, distance, weight }) => {
+    aligned: crop.aligned.map(({ index, restored, motion, distance, weight, shift }) => {
       const frame = byIndex.get(index) as IndexedFrame;
       return weightedSource(
         fillSource(
@@ -307,6 +307,7 @@ function foundInWindow(task: SearchTask, k: number, crop: FoundCropOf): WindowFi
           homography(motion),
           distance,
           restored ? (frame.textOnly as Uint8Array) : frame.mask,
+          shift,
         ),
         weight,
       );

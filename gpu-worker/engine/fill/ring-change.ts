@@ -1,11 +1,10 @@
+import { BLOCK_SHIFT, blockGrid, blockWeights, readBlocks, sumAround, weighBlocks } from "./block-grid";
 import type { CropWork } from "./crop";
+import { addShift } from "./local-shift";
 import { project, sampleBicubic } from "./sample";
 import { kthSmallest } from "./select";
 import type { FillSource } from "./temporal";
 
-/** Side of the blocks the crop is judged in, in pixels (a power of two: BLOCK_SHIFT). */
-const BLOCK_SHIFT = 4;
-const BLOCK = 1 << BLOCK_SHIFT;
 /** Pixels outside the hole, up to this distance, on which the picture's change is measured. */
 const RING_DEPTH = 8;
 /** Mean change (levels, largest channel) of the ring near a block above which the picture there moves... */
@@ -19,17 +18,18 @@ const MOVING_OVER_TYPICAL = 1.5;
  * turning next to the text. What that frame shows inside the hole is then out of date there,
  * however well the ring lines up as a whole. The change is measured per block of the crop, from the
  * ring pixels in the block and its eight neighbours (a block with none there takes the whole ring's),
- * and judged per pixel on those measures interpolated between the blocks' centres.
+ * and judged per pixel on those measures interpolated between the blocks' centres. Undefined when
+ * nothing moves.
  */
 export function movingNearHole(
   work: CropWork,
-  { frame: source, mask, motion }: FillSource,
-): (cropPixel: number) => boolean {
+  { frame: source, mask, motion, shift }: FillSource,
+): ((cropPixel: number) => boolean) | undefined {
   const { rect, frame, outside } = work;
-  const across = (rect.width >> BLOCK_SHIFT) + 1;
-  const down = (rect.height >> BLOCK_SHIFT) + 1;
-  const sums = new Float64Array(across * down);
-  const counts = new Uint32Array(across * down);
+  const grid = blockGrid(rect.width, rect.height);
+  const { across, down } = grid;
+  // Per block: the sum of its ring pixels' change, and their count.
+  const sums = new Float64Array(across * down * 2);
   const changes = new Float32Array(outside.length);
   let sampled = 0;
   let total = 0;
@@ -46,6 +46,7 @@ export function movingNearHole(
     const x = rect.x + column;
     const y = rect.y + row;
     project(motion, x, y, point);
+    if (shift) addShift(shift, x, y, point);
     if (!sampleBicubic(source, mask, point.x, point.y, sample, 0)) continue;
     const here = (y * frame.width + x) * 3;
     let change = 0;
@@ -55,10 +56,10 @@ export function movingNearHole(
     changes[sampled++] = change;
     total += change;
     const block = (row >> BLOCK_SHIFT) * across + (column >> BLOCK_SHIFT);
-    sums[block] = (sums[block] as number) + change;
-    counts[block] = (counts[block] as number) + 1;
+    sums[block * 2] = (sums[block * 2] as number) + change;
+    sums[block * 2 + 1] = (sums[block * 2 + 1] as number) + 1;
   }
-  if (sampled === 0) return () => false;
+  if (sampled === 0) return undefined;
   const mean = total / sampled;
   const threshold = Math.max(
     MOVING_CHANGE,
@@ -66,37 +67,20 @@ export function movingNearHole(
   );
   // Each block's change over its 3x3 neighbourhood, read at the block's centre.
   const nearChange = new Float32Array(across * down);
+  const around = new Float64Array(2);
   for (let by = 0; by < down; by += 1) {
     for (let bx = 0; bx < across; bx += 1) {
-      let sum = 0;
-      let count = 0;
-      for (let ny = Math.max(0, by - 1); ny <= Math.min(down - 1, by + 1); ny += 1) {
-        for (let nx = Math.max(0, bx - 1); nx <= Math.min(across - 1, bx + 1); nx += 1) {
-          sum += sums[ny * across + nx] as number;
-          count += counts[ny * across + nx] as number;
-        }
-      }
+      const [sum, count] = sumAround(sums, 2, grid, bx, by, around) as unknown as [number, number];
       nearChange[by * across + bx] = count > 0 ? sum / count : mean;
     }
   }
+  if (!nearChange.some((change) => change > threshold)) return undefined;
   // Judged per pixel on the change interpolated between block centres: a verdict per block drew its
   // squares into the fill, where a source taken in one block and left in the next met.
-  const half = BLOCK / 2;
+  const weights = blockWeights();
   return (cropPixel) => {
     const row = Math.floor(cropPixel / rect.width);
-    const column = cropPixel - row * rect.width;
-    const fx = Math.min(Math.max((column - half + 0.5) / BLOCK, 0), across - 1);
-    const fy = Math.min(Math.max((row - half + 0.5) / BLOCK, 0), down - 1);
-    const x0 = Math.floor(fx);
-    const y0 = Math.floor(fy);
-    const x1 = x0 + 1 < across ? x0 + 1 : x0;
-    const y1 = y0 + 1 < down ? y0 + 1 : y0;
-    const tx = fx - x0;
-    const ty = fy - y0;
-    const top =
-      (nearChange[y0 * across + x0] as number) * (1 - tx) + (nearChange[y0 * across + x1] as number) * tx;
-    const bottom =
-      (nearChange[y1 * across + x0] as number) * (1 - tx) + (nearChange[y1 * across + x1] as number) * tx;
-    return top * (1 - ty) + bottom * ty > threshold;
+    weighBlocks(across, down, cropPixel - row * rect.width, row, weights);
+    return readBlocks(nearChange, weights) > threshold;
   };
 }

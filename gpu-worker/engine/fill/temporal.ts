@@ -1,4 +1,5 @@
 import { type CropWork, Source } from "./crop";
+import { addShift, FIELD_REACH, type ShiftField } from "./local-shift";
 import { compose } from "./motion-chain";
 import { framePixel } from "./regions";
 import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
@@ -20,6 +21,8 @@ export interface FillSource {
   textOnly?: Uint8Array;
   /** The frame's number in the video, where the window knows it (the pool hands sources back by it). */
   index?: number;
+  /** Nudges after `motion` where something beside the hole moves on its own (see local-shift.ts). */
+  shift?: ShiftField;
 }
 
 /**
@@ -33,8 +36,9 @@ export function fillSource(
   motion: Homography,
   distance: number,
   mask: Uint8Array | undefined,
+  shift?: ShiftField,
 ): FillSource {
-  return { frame: of.frame, mask, motion, distance, textOnly: of.textOnly, index: of.index };
+  return { frame: of.frame, mask, motion, distance, textOnly: of.textOnly, index: of.index, shift };
 }
 
 /** A WeightedSource with every field, for the same reason as fillSource. */
@@ -333,6 +337,7 @@ class Combiner {
   landsClear(x: number, y: number): boolean {
     for (const { source } of this.sources) {
       project(source.motion, x, y, this.point);
+      if (source.shift) addShift(source.shift, x, y, this.point);
       if (nearestIsClear(source.frame, source.mask, this.point.x, this.point.y)) return true;
     }
     return false;
@@ -349,7 +354,8 @@ class Combiner {
       mask ? fullTiles(mask, frame.width, frame.height) : undefined,
     );
     for (let k = 0; k < this.sources.length; k += 1) {
-      const { frame, motion } = (this.sources[k] as WeightedSource).source;
+      const { frame, motion, shift } = (this.sources[k] as WeightedSource).source;
+      const reach = shift ? FIELD_REACH : 0;
       const tiles = this.tiles[k];
       let minX = Number.POSITIVE_INFINITY;
       let minY = Number.POSITIVE_INFINITY;
@@ -365,10 +371,10 @@ class Combiner {
       }
       // A point at infinity (or NaN) in the block: leave it to the per-pixel test.
       if (!Number.isFinite(minX + minY + maxX + maxY)) return false;
-      const boxLeft = Math.floor(minX);
-      const boxTop = Math.floor(minY);
-      const boxRight = Math.ceil(maxX);
-      const boxBottom = Math.ceil(maxY);
+      const boxLeft = Math.floor(minX) - reach;
+      const boxTop = Math.floor(minY) - reach;
+      const boxRight = Math.ceil(maxX) + reach;
+      const boxBottom = Math.ceil(maxY) + reach;
       if (boxRight < 0 || boxBottom < 0 || boxLeft >= frame.width || boxTop >= frame.height) continue;
       if (!tiles || !boxIsMasked(tiles, boxLeft, boxTop, boxRight, boxBottom)) return false;
     }
@@ -386,6 +392,7 @@ class Combiner {
       if (!this.pooled && source.distance > nearest) break;
       if (cropPixel !== undefined && movedNear?.(cropPixel)) continue;
       project(source.motion, x, y, this.point);
+      if (source.shift) addShift(source.shift, x, y, this.point);
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
       this.weights[count] = weight;

@@ -1,4 +1,5 @@
 import { type CropWork, Source } from "./crop";
+import { localShifts } from "./local-shift";
 import { movingNearHole } from "./ring-change";
 import {
   alignedSources,
@@ -105,7 +106,7 @@ async function fillFromWindow(
     for (let d = distance; d <= reach; d += 1) nearby.push(...(await sourcesAt(d)));
     const useful = nearby.filter((source) => mayShowUnfilled(work, source, pending));
     const group = alignedSources(work, useful, RING_WIDTH, maxError).map(({ source, weight }) =>
-      weightedSource(source, weight, movingNearHole(work, source)),
+      withLocalMotion(work, source, weight),
     );
     if (group.length === 0) continue;
     fillFromSources(work, group, Source.neighbours, pending, depth > 1);
@@ -118,6 +119,19 @@ async function fillFromWindow(
     aligned.push(...group);
   }
   return { aligned, unfilled: pending };
+}
+
+/**
+ * The source, weighted, with what moves on its own beside the hole: where the ring shows something
+ * moving, the source's motion is nudged block by block to follow it (localShifts), and what still
+ * moves is left out pixel by pixel (movingNearHole).
+ */
+function withLocalMotion(work: CropWork, source: FillSource, weight: number): WeightedSource {
+  const moving = movingNearHole(work, source);
+  const shift = moving && localShifts(work, source);
+  if (!shift) return weightedSource(source, weight, moving);
+  const shifted = fillSource(source, source.motion, source.distance, source.mask, shift);
+  return weightedSource(shifted, weight, movingNearHole(work, shifted));
 }
 
 /** The window's frames that restored a see-through box, with their restored pixels open to borrowing. */
