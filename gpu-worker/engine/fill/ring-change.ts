@@ -2,6 +2,7 @@ import { BLOCK_SHIFT, blockGrid, blockWeights, readBlocks, sumAround, weighBlock
 import type { CropWork } from "./crop";
 import { addShift } from "./local-shift";
 import { project, sampleBicubic } from "./sample";
+import { scratchPlane } from "./scratch";
 import { kthSmallest } from "./select";
 import type { FillSource } from "./temporal";
 
@@ -30,7 +31,9 @@ export function movingNearHole(
   const { across, down } = grid;
   // Per block: the sum of its ring pixels' change, and their count.
   const sums = new Float64Array(across * down * 2);
-  const changes = new Float32Array(outside.length);
+  // Read only up to `sampled`, within this call: a scratch plane, not a crop-sized allocation per source
+  // (twice per source where it is nudged).
+  const changes = scratchPlane("ring changes", outside.length);
   let sampled = 0;
   let total = 0;
   const point = { x: 0, y: 0 };
