@@ -1,8 +1,9 @@
 import type { SizedRect } from "../geometry";
 import { BLOCK_SHIFT, blockGrid, blockWeights, readBlocks, sumAround, weighBlocks } from "./block-grid";
 import type { CropWork } from "./crop";
-import { project } from "./sample";
+import { meanGrey as grey, project } from "./sample";
 import type { FillSource } from "./temporal";
+import type { Homography } from "./types";
 
 /** Pixels outside the hole, up to this distance, whose alignment is measured. */
 const RING_DEPTH = 8;
@@ -40,10 +41,22 @@ export interface ShiftField {
 const weights = blockWeights();
 
 /** Adds the field's shift at centre-frame pixel (x, y) to `point`. */
-export function addShift(field: ShiftField, x: number, y: number, point: { x: number; y: number }): void {
+function addShift(field: ShiftField, x: number, y: number, point: { x: number; y: number }): void {
   weighBlocks(field.across, field.down, x - field.rect.x, y - field.rect.y, weights);
   point.x += readBlocks(field.dx, weights);
   point.y += readBlocks(field.dy, weights);
+}
+
+/** Where centre-frame pixel (x, y) lands in a source: its camera motion, then its nudges if it has any. */
+export function projectShifted(
+  motion: Homography,
+  shift: ShiftField | undefined,
+  x: number,
+  y: number,
+  into: { x: number; y: number },
+): void {
+  project(motion, x, y, into);
+  if (shift) addShift(shift, x, y, into);
 }
 
 /** The largest shift a field can add anywhere, in pixels along either axis. */
@@ -58,8 +71,11 @@ interface RingPoints {
   block: Int32Array;
 }
 
-const grey = (data: Uint8Array, pixel: number) =>
-  ((data[pixel * 3] as number) + (data[pixel * 3 + 1] as number) + (data[pixel * 3 + 2] as number)) / 3;
+/**
+ * What each block keeps of its ring pixels, at these offsets: the sums of gx², gx·gy, gy², gx·e,
+ * gy·e and e² (grey gradient g, error e), and their count.
+ */
+const [XX, XY, YY, XE, YE, EE, COUNT, MOMENTS] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 
 const ringsOf = new WeakMap<CropWork, RingPoints>();
 
@@ -127,8 +143,7 @@ export function localShifts(work: CropWork, source: FillSource): ShiftField | un
     dx: new Float32Array(blocks),
     dy: new Float32Array(blocks),
   };
-  // Per block: xx, xy, yy, xe, ye, squared error, count.
-  const sums = new Float64Array(blocks * 7);
+  const sums = new Float64Array(blocks * MOMENTS);
   const point = { x: 0, y: 0 };
   const { width, height } = source.frame;
   const sourceData = source.frame.data;
@@ -138,8 +153,7 @@ export function localShifts(work: CropWork, source: FillSource): ShiftField | un
     for (let k = 0; k < points.x.length; k += 1) {
       const x = points.x[k] as number;
       const y = points.y[k] as number;
-      project(source.motion, x, y, point);
-      addShift(field, x, y, point);
+      projectShifted(source.motion, field, x, y, point);
       // Bilinear, in grey: a step needs the error, not the sharp sample the fill takes.
       if (!(point.x >= 0 && point.y >= 0 && point.x < width - 1 && point.y < height - 1)) continue;
       const left = Math.floor(point.x);
@@ -154,35 +168,40 @@ export function localShifts(work: CropWork, source: FillSource): ShiftField | un
       const error = (points.grey[k] as number) - sampled;
       const gx = points.gx[k] as number;
       const gy = points.gy[k] as number;
-      const at = (points.block[k] as number) * 7;
-      sums[at] = (sums[at] as number) + gx * gx;
-      sums[at + 1] = (sums[at + 1] as number) + gx * gy;
-      sums[at + 2] = (sums[at + 2] as number) + gy * gy;
-      sums[at + 3] = (sums[at + 3] as number) + gx * error;
-      sums[at + 4] = (sums[at + 4] as number) + gy * error;
-      sums[at + 5] = (sums[at + 5] as number) + error * error;
-      sums[at + 6] = (sums[at + 6] as number) + 1;
+      const at = (points.block[k] as number) * MOMENTS;
+      sums[at + XX] = (sums[at + XX] as number) + gx * gx;
+      sums[at + XY] = (sums[at + XY] as number) + gx * gy;
+      sums[at + YY] = (sums[at + YY] as number) + gy * gy;
+      sums[at + XE] = (sums[at + XE] as number) + gx * error;
+      sums[at + YE] = (sums[at + YE] as number) + gy * error;
+      sums[at + EE] = (sums[at + EE] as number) + error * error;
+      sums[at + COUNT] = (sums[at + COUNT] as number) + 1;
     }
   };
-  const near = new Float64Array(7);
+  const near = new Float64Array(MOMENTS);
   const grid = { across, down };
-  const neighbourhood = (bx: number, by: number) => sumAround(sums, 7, grid, bx, by, near);
   measure();
   const before = new Float64Array(blocks).fill(Number.POSITIVE_INFINITY);
   for (let step = 0; step < STEPS; step += 1) {
     for (let by = 0; by < down; by += 1) {
       for (let bx = 0; bx < across; bx += 1) {
-        const [xx, xy, yy, xe, ye, ee, count] = neighbourhood(bx, by) as unknown as number[];
+        sumAround(sums, MOMENTS, grid, bx, by, near);
+        const count = near[COUNT] as number;
         if (!count) continue;
         const b = by * across + bx;
-        if (step === 0) before[b] = (ee as number) / (count as number);
-        const damping = DAMPING * ((xx as number) + (yy as number)) + (count as number);
-        const a = (xx as number) + damping;
-        const d = (yy as number) + damping;
-        const determinant = a * d - (xy as number) * (xy as number);
+        if (step === 0) before[b] = (near[EE] as number) / count;
+        const xx = near[XX] as number;
+        const xy = near[XY] as number;
+        const yy = near[YY] as number;
+        const xe = near[XE] as number;
+        const ye = near[YE] as number;
+        const damping = DAMPING * (xx + yy) + count;
+        const a = xx + damping;
+        const d = yy + damping;
+        const determinant = a * d - xy * xy;
         if (!(determinant > 0)) continue;
-        const sx = (d * (xe as number) - (xy as number) * (ye as number)) / determinant;
-        const sy = (a * (ye as number) - (xy as number) * (xe as number)) / determinant;
+        const sx = (d * xe - xy * ye) / determinant;
+        const sy = (a * ye - xy * xe) / determinant;
         field.dx[b] = Math.min(MAX_LOCAL_SHIFT, Math.max(-MAX_LOCAL_SHIFT, (field.dx[b] as number) + sx));
         field.dy[b] = Math.min(MAX_LOCAL_SHIFT, Math.max(-MAX_LOCAL_SHIFT, (field.dy[b] as number) + sy));
       }
@@ -193,8 +212,9 @@ export function localShifts(work: CropWork, source: FillSource): ShiftField | un
   for (let by = 0; by < down; by += 1) {
     for (let bx = 0; bx < across; bx += 1) {
       const b = by * across + bx;
-      const [, , , , , ee, count] = neighbourhood(bx, by) as unknown as number[];
-      if (!count || !((ee as number) / (count as number) < KEPT_ERROR_SHARE * (before[b] as number))) {
+      sumAround(sums, MOMENTS, grid, bx, by, near);
+      const count = near[COUNT] as number;
+      if (!count || !((near[EE] as number) / count < KEPT_ERROR_SHARE * (before[b] as number))) {
         field.dx[b] = 0;
         field.dy[b] = 0;
       } else if (field.dx[b] || field.dy[b]) moved = true;

@@ -1,7 +1,7 @@
 import { BLOCK_SHIFT, blockGrid, blockWeights, readBlocks, sumAround, weighBlocks } from "./block-grid";
 import type { CropWork } from "./crop";
-import { addShift } from "./local-shift";
-import { project, sampleBicubic } from "./sample";
+import { projectShifted } from "./local-shift";
+import { sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
 import { kthSmallest } from "./select";
 import type { FillSource } from "./temporal";
@@ -48,8 +48,7 @@ export function movingNearHole(
     if (column & 1) continue;
     const x = rect.x + column;
     const y = rect.y + row;
-    project(motion, x, y, point);
-    if (shift) addShift(shift, x, y, point);
+    projectShifted(motion, shift, x, y, point);
     if (!sampleBicubic(source, mask, point.x, point.y, sample, 0)) continue;
     const here = (y * frame.width + x) * 3;
     let change = 0;
@@ -73,8 +72,9 @@ export function movingNearHole(
   const around = new Float64Array(2);
   for (let by = 0; by < down; by += 1) {
     for (let bx = 0; bx < across; bx += 1) {
-      const [sum, count] = sumAround(sums, 2, grid, bx, by, around) as unknown as [number, number];
-      nearChange[by * across + bx] = count > 0 ? sum / count : mean;
+      sumAround(sums, 2, grid, bx, by, around);
+      const count = around[1] as number;
+      nearChange[by * across + bx] = count > 0 ? (around[0] as number) / count : mean;
     }
   }
   if (!nearChange.some((change) => change > threshold)) return undefined;

@@ -11,6 +11,13 @@ export function project(h: Homography, x: number, y: number, into: { x: number; 
   into.y = (h[3] * x + h[4] * y + h[5]) / w;
 }
 
+/** The mean of an RGB pixel's three channels (`pixel` counts pixels, not bytes). */
+export function meanGrey(data: Uint8Array, pixel: number): number {
+  return (
+    ((data[pixel * 3] as number) + (data[pixel * 3 + 1] as number) + (data[pixel * 3 + 2] as number)) / 3
+  );
+}
+
 /** Catmull-Rom weights of the four taps around a point `t` (0..1) past the second one. */
 function catmullRom(t: number, into: Float64Array): void {
   const t2 = t * t;

@@ -1,8 +1,8 @@
 import { type CropWork, Source } from "./crop";
-import { addShift, FIELD_REACH, type ShiftField } from "./local-shift";
+import { FIELD_REACH, projectShifted, type ShiftField } from "./local-shift";
 import { compose } from "./motion-chain";
 import { framePixel } from "./regions";
-import { isStatic, nearestIsClear, project, sampleBicubic } from "./sample";
+import { isStatic, meanGrey, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
 import { kthSmallest } from "./select";
 import { boxIsMasked, type FullTiles, fullTiles } from "./tiles";
@@ -191,11 +191,7 @@ function ringOf(work: CropWork, width: number): Ring {
   const known = rings.get(work);
   if (known?.width === width) return known;
   const { rect, outside, frame } = work;
-  const grey = (pixel: number) =>
-    ((frame.data[pixel * 3] as number) +
-      (frame.data[pixel * 3 + 1] as number) +
-      (frame.data[pixel * 3 + 2] as number)) /
-    3;
+  const grey = (pixel: number) => meanGrey(frame.data, pixel);
   const candidates: number[] = [];
   for (let i = 0; i < outside.length; i += RING_STRIDE) {
     const distance = outside[i] as number;
@@ -336,8 +332,7 @@ class Combiner {
    */
   landsClear(x: number, y: number): boolean {
     for (const { source } of this.sources) {
-      project(source.motion, x, y, this.point);
-      if (source.shift) addShift(source.shift, x, y, this.point);
+      projectShifted(source.motion, source.shift, x, y, this.point);
       if (nearestIsClear(source.frame, source.mask, this.point.x, this.point.y)) return true;
     }
     return false;
@@ -391,8 +386,7 @@ class Combiner {
     for (const { source, weight, movedNear } of this.sources) {
       if (!this.pooled && source.distance > nearest) break;
       if (cropPixel !== undefined && movedNear?.(cropPixel)) continue;
-      project(source.motion, x, y, this.point);
-      if (source.shift) addShift(source.shift, x, y, this.point);
+      projectShifted(source.motion, source.shift, x, y, this.point);
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
       this.weights[count] = weight;
