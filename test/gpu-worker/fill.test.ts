@@ -423,9 +423,46 @@ describe("a caption over a subject that moves on its own beside a still backgrou
     );
     const psnr = psnrInMask(result.frame, scene(0), onSubject);
     console.info(`letters over a moving subject: ${psnr.toFixed(1)} dB`);
-    // Left out as moving (the spatial fill alone) it scored 21.5 dB; followed, 36.3.
+    // Left out as moving (the spatial fill alone) it scored 21.5 dB; followed, 36.3; each frame starting
+    // from the nearer one's nudges, 38.3.
     expect(psnr).toBeGreaterThan(30);
     expectOnlyMaskedChanged(window[3]?.frame as RgbFrame, result.frame, mask);
+  });
+
+  it("follows a subject further than one nudge reaches: each farther frame starts from the nearer one's nudges", async () => {
+    const width = 256;
+    const height = 112;
+    // A still wall; from x 152 on, a subject patterned both ways that moves 2 px a frame on its own.
+    const scene = (t: number): RgbFrame => {
+      const data = new Uint8Array(width * height * 3);
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const u = x - 2 * t;
+          const wall = 110 + 40 * Math.sin(x / 5) * Math.cos(y / 7);
+          const subject = 130 + 60 * Math.sin(u / 3.7) * Math.cos(y / 4.1) + 25 * Math.sin(u / 2.1 + y / 5.3);
+          const value = x >= 152 ? subject : wall;
+          data.set([value, value * 0.8, 255 - value], (y * width + x) * 3);
+        }
+      }
+      return { width, height, data };
+    };
+    // Bold stems, 12 px wide: a stem's middle shows only 3 frames away, 6 px on (and the sampling
+    // needs a pixel more), past the 4 px one nudge from nought may reach.
+    const stems: Box[] = Array.from({ length: 6 }, (_, k) => [24 + 36 * k, 46, 12, 20]);
+    const mask = maskOf(width, height, stems);
+    const window = [-4, -3, -2, -1, 0, 1, 2, 3, 4].map((t) => withText(scene(t), mask));
+    const result = await fillFrame(window, 4, undefined, { windowRadius: 4, motion: async () => IDENTITY });
+    const onSubject = maskOf(
+      width,
+      height,
+      stems.filter(([x]) => x >= 152),
+    );
+    const psnr = psnrInMask(result.frame, scene(0), onSubject);
+    console.info(`bold letters over a subject that keeps moving: ${psnr.toFixed(1)} dB`);
+    // Each frame nudged from nought it scored 26.2 dB (the stems' middles left to the spatial fill);
+    // from the nearer frame's nudges, 42.7.
+    expect(psnr).toBeGreaterThan(36);
+    expectOnlyMaskedChanged(window[4]?.frame as RgbFrame, result.frame, mask);
   });
 });
 

@@ -1,5 +1,5 @@
 import { type CropWork, Source } from "./crop";
-import { FIELD_REACH, projectShifted, type ShiftField } from "./local-shift";
+import { projectShifted, type ShiftField } from "./local-shift";
 import { compose } from "./motion-chain";
 import { framePixel } from "./regions";
 import { isStatic, meanGrey, nearestIsClear, project, sampleBicubic } from "./sample";
@@ -23,6 +23,8 @@ export interface FillSource {
   index?: number;
   /** Nudges after `motion` where something beside the hole moves on its own (see local-shift.ts). */
   shift?: ShiftField;
+  /** -1 for a frame before the centre, 1 after it, 0 where it is not known. */
+  side: number;
 }
 
 /**
@@ -32,13 +34,22 @@ export interface FillSource {
  * twenty times a clip for the largest functions.
  */
 export function fillSource(
-  of: { frame: RgbFrame; textOnly?: Uint8Array; index?: number },
+  of: { frame: RgbFrame; textOnly?: Uint8Array; index?: number; side?: number },
   motion: Homography,
   distance: number,
   mask: Uint8Array | undefined,
   shift?: ShiftField,
 ): FillSource {
-  return { frame: of.frame, mask, motion, distance, textOnly: of.textOnly, index: of.index, shift };
+  return {
+    frame: of.frame,
+    mask,
+    motion,
+    distance,
+    textOnly: of.textOnly,
+    index: of.index,
+    shift,
+    side: of.side ?? 0,
+  };
 }
 
 /** A WeightedSource with every field, for the same reason as fillSource. */
@@ -82,9 +93,11 @@ export function alignedSources(
 }
 
 /**
- * Whether a source could show any of the crop's `unfilled` pixels. One that has not moved against the crop shows exactly the pixels its own text leaves clear, so a source whose text covers all of
- * them is known useless without sampling: a caption held over a still shot would otherwise be looked
- * up in every frame of the window.
+ * Whether a source could show any of the crop's `unfilled` pixels. One that has not moved against the
+ * crop shows exactly the pixels its own text leaves clear, so a source whose text covers all of them
+ * is known useless without sampling: a caption held over a still shot would otherwise be looked up in
+ * every frame of the window. It holds only where nothing beside the hole moves on its own (the
+ * window's search asks it only then).
  */
 export function mayShowUnfilled(work: CropWork, fillSource: FillSource, unfilled: Uint32Array): boolean {
   const { mask, motion, frame } = fillSource;
@@ -350,7 +363,7 @@ class Combiner {
     );
     for (let k = 0; k < this.sources.length; k += 1) {
       const { frame, motion, shift } = (this.sources[k] as WeightedSource).source;
-      const reach = shift ? FIELD_REACH : 0;
+      const reach = shift ? shift.reach : 0;
       const tiles = this.tiles[k];
       let minX = Number.POSITIVE_INFINITY;
       let minY = Number.POSITIVE_INFINITY;

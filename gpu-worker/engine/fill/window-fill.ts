@@ -1,5 +1,5 @@
 import { type CropWork, Source } from "./crop";
-import { localShifts } from "./local-shift";
+import { localShifts, type ShiftField } from "./local-shift";
 import { movingNearHole } from "./ring-change";
 import {
   alignedSources,
@@ -99,14 +99,26 @@ async function fillFromWindow(
   depth = 1,
 ): Promise<{ aligned: WeightedSource[]; unfilled: Uint32Array }> {
   const aligned: WeightedSource[] = [];
+  // Each side's latest nudges, which the next frame out on that side starts from (localShifts).
+  const seeds = new Map<number, ShiftField>();
+  // Whether a frame showed something beside the hole moving on its own: then a frame whose own text
+  // covers the unfilled pixels may still show them, moved out from under it.
+  let subjectMoves = false;
   let pending = unfilled;
   for (let distance = 1; distance <= radius && pending.length > 0; distance += depth) {
     const reach = Math.min(radius, distance + depth - 1);
     const nearby: FillSource[] = [];
     for (let d = distance; d <= reach; d += 1) nearby.push(...(await sourcesAt(d)));
-    const useful = nearby.filter((source) => mayShowUnfilled(work, source, pending));
-    const group = alignedSources(work, useful, RING_WIDTH, maxError).map(({ source, weight }) =>
-      withLocalMotion(work, source, weight),
+    // The nearest frames are always looked at, which tells whether anything moves.
+    const useful: FillSource[] =
+      distance === 1 || subjectMoves
+        ? nearby
+        : nearby.filter((source) => mayShowUnfilled(work, source, pending));
+    const group: WeightedSource[] = alignedSources(work, useful, RING_WIDTH, maxError).map(
+      ({ source, weight }) => withLocalMotion(work, source, weight, seeds),
+    );
+    subjectMoves ||= group.some(
+      ({ source, movedNear }) => source.shift !== undefined || movedNear !== undefined,
     );
     if (group.length === 0) continue;
     fillFromSources(work, group, Source.neighbours, pending, depth > 1);
@@ -126,9 +138,18 @@ async function fillFromWindow(
  * moving, the source's motion is nudged block by block to follow it (localShifts), and what still
  * moves is left out pixel by pixel (movingNearHole).
  */
-function withLocalMotion(work: CropWork, source: FillSource, weight: number): WeightedSource {
+function withLocalMotion(
+  work: CropWork,
+  source: FillSource,
+  weight: number,
+  seeds: Map<number, ShiftField>,
+): WeightedSource {
   const moving = movingNearHole(work, source);
-  const shift = moving && localShifts(work, source);
+  const shift = moving && localShifts(work, source, seeds.get(source.side));
+  if (source.side) {
+    if (shift) seeds.set(source.side, shift);
+    else seeds.delete(source.side);
+  }
   if (!shift) return weightedSource(source, weight, moving);
   const shifted = fillSource(source, source.motion, source.distance, source.mask, shift);
   return weightedSource(shifted, weight, movingNearHole(work, shifted));
@@ -171,7 +192,8 @@ export function windowSources(
   const measured = new Map<number, Promise<FillSource[]>>();
   const measure = async (distance: number) => {
     const sources: FillSource[] = [];
-    for (const index of [center - distance, center + distance]) {
+    for (const side of [-1, 1]) {
+      const index = center + side * distance;
       const neighbour = window[index];
       if (!neighbour) continue;
       if (neighbour.frame.width !== frame.width || neighbour.frame.height !== frame.height) {
@@ -179,7 +201,7 @@ export function windowSources(
       }
       // Without a trusted motion the frame is tried as static; the ring check drops it if it is not.
       const homography = (await motionTo(index, neighbour)) ?? IDENTITY;
-      sources.push(fillSource(neighbour, homography, distance, neighbour.mask));
+      sources.push(fillSource({ ...neighbour, side }, homography, distance, neighbour.mask));
     }
     return sources;
   };
