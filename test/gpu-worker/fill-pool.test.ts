@@ -61,9 +61,9 @@ async function panWithCaptions(file: string): Promise<void> {
   const graph = [
     "mandelbrot=s=1280x720:start_x=-0.7436438870:start_y=0.1318259042:start_scale=0.02:end_pts=1",
     "gblur=sigma=1,trim=end_frame=1,loop=loop=-1:size=1,settb=1/25,setpts=N,fps=25",
-    "crop=640:360:x='40+t*120':y='180+t*30',trim=end_frame=45,format=yuv420p",
-    text("BIG SUMMER SALE", "h-text_h-30", "4,40", false),
-    text("WAIT FOR IT", "30", "12,30", true),
+    "crop=640:360:x='40+t*120':y='180+t*30',trim=end_frame=30,format=yuv420p",
+    text("BIG SUMMER SALE", "h-text_h-30", "4,26", false),
+    text("WAIT FOR IT", "30", "10,22", true),
   ].join(",");
   await run("ffmpeg", [
     "-v",
