@@ -392,24 +392,35 @@ describe("a see-through band over a still shot", () => {
 });
 
 describe("a caption over a subject that moves on its own beside a still background", () => {
-  it("fills the letters over the subject from the frames around, nudged to follow it", async () => {
-    const width = 256;
-    const height = 112;
-    // A wall the camera pans over (1 px a frame); from x 176 on, a patterned subject that moves 2 px
-    // further a frame on its own.
-    const scene = (t: number): RgbFrame => {
+  const width = 256;
+  const height = 112;
+  /**
+   * Frame t of a patterned wall the camera pans over (`pan` px a frame) and, from column `edge` on, a
+   * subject (its pattern at (u, y)) that moves `speed` px further a frame on its own.
+   */
+  const wallAndSubject =
+    (edge: number, pan: number, speed: number, subject: (u: number, y: number) => number) =>
+    (t: number): RgbFrame => {
       const data = new Uint8Array(width * height * 3);
       for (let y = 0; y < height; y += 1) {
         for (let x = 0; x < width; x += 1) {
-          const u = x - 3 * t;
-          const wall = 110 + 40 * Math.sin((x - t) / 5) * Math.cos(y / 7);
-          const subject = 130 + 60 * Math.sin(u / 3.1 + y / 4.3) + 30 * Math.cos(y / 2.7);
-          const value = x >= 176 ? subject : wall;
+          const value =
+            x >= edge
+              ? subject(x - (pan + speed) * t, y)
+              : 110 + 40 * Math.sin((x - pan * t) / 5) * Math.cos(y / 7);
           data.set([value, value * 0.8, 255 - value], (y * width + x) * 3);
         }
       }
       return { width, height, data };
     };
+
+  it("fills the letters over the subject from the frames around, nudged to follow it", async () => {
+    const scene = wallAndSubject(
+      176,
+      1,
+      2,
+      (u, y) => 130 + 60 * Math.sin(u / 3.1 + y / 4.3) + 30 * Math.cos(y / 2.7),
+    );
     // Letter stems 4 px wide, 20 tall, every 16 px: the last three over the subject.
     const stems: Box[] = Array.from({ length: 12 }, (_, k) => [40 + 16 * k, 46, 4, 20]);
     const mask = maskOf(width, height, stems);
@@ -430,22 +441,13 @@ describe("a caption over a subject that moves on its own beside a still backgrou
   });
 
   it("follows a subject further than one nudge reaches: each farther frame starts from the nearer one's nudges", async () => {
-    const width = 256;
-    const height = 112;
-    // A still wall; from x 152 on, a subject patterned both ways that moves 2 px a frame on its own.
-    const scene = (t: number): RgbFrame => {
-      const data = new Uint8Array(width * height * 3);
-      for (let y = 0; y < height; y += 1) {
-        for (let x = 0; x < width; x += 1) {
-          const u = x - 2 * t;
-          const wall = 110 + 40 * Math.sin(x / 5) * Math.cos(y / 7);
-          const subject = 130 + 60 * Math.sin(u / 3.7) * Math.cos(y / 4.1) + 25 * Math.sin(u / 2.1 + y / 5.3);
-          const value = x >= 152 ? subject : wall;
-          data.set([value, value * 0.8, 255 - value], (y * width + x) * 3);
-        }
-      }
-      return { width, height, data };
-    };
+    // A still camera; the subject is patterned both ways, so its ring shows its motion whole.
+    const scene = wallAndSubject(
+      152,
+      0,
+      2,
+      (u, y) => 130 + 60 * Math.sin(u / 3.7) * Math.cos(y / 4.1) + 25 * Math.sin(u / 2.1 + y / 5.3),
+    );
     // Bold stems, 12 px wide: a stem's middle shows only 3 frames away, 6 px on (and the sampling
     // needs a pixel more), past the 4 px one nudge from nought may reach.
     const stems: Box[] = Array.from({ length: 6 }, (_, k) => [24 + 36 * k, 46, 12, 20]);
