@@ -11,6 +11,7 @@ import {
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
 import { cropWork } from "../../gpu-worker/engine/fill/crop";
+import { MotionEstimator } from "../../gpu-worker/engine/fill/motion";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 import { maskExtent } from "../../gpu-worker/engine/fill/regions";
 import { movingNearHole } from "../../gpu-worker/engine/fill/ring-change";
@@ -952,5 +953,69 @@ describe("speed", () => {
     results.forEach((result, k) => {
       expectOnlyMaskedChanged((window[k + 3] as MaskedFrame).frame, result.frame, mask);
     });
+  });
+});
+
+describe("camera motion beside a subject that moves on its own", () => {
+  /**
+   * A lit wall with a few marks, panned 1 px a frame, and a richly textured subject beside it that
+   * stretches and leans sideways and slides down (no similarity does that, a homography does): the subject
+   * holds most corners, and the homography fitted to them moved the wall by the subject's stretch
+   * (real-subject's lamp behind "YES").
+   */
+  function scene(width: number, height: number, count: number): RgbFrame[] {
+    return Array.from({ length: count }, (_, k) => {
+      const data = new Uint8Array(width * height * 3);
+      const stretch = 1 + 0.05 * k;
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const wallX = x + k;
+          const mark = wallX % 40 < 5 && y % 36 < 5;
+          const wall = mark ? 40 : 150 + 60 * Math.sin(wallX / 37) + 0.2 * y;
+          const v = y - 100 - 3 * k;
+          const u = (x - 230) / stretch - 0.08 * k * v;
+          const onSubject = Math.abs(u) < 60 && Math.abs(v) < 70;
+          const texture = 128 + 90 * Math.sin(u * 0.9) * Math.cos(v * 0.7) + 30 * Math.sin((u + v) * 2.1);
+          const value = onSubject ? texture : wall;
+          data.fill(
+            Math.max(0, Math.min(255, Math.round(value))),
+            (y * width + x) * 3,
+            (y * width + x) * 3 + 3,
+          );
+        }
+      }
+      return { width, height, data };
+    });
+  }
+
+  it("measures the camera's motion on the wall, not the subject's", async () => {
+    const width = 320;
+    const height = 240;
+    const [from, to] = scene(width, height, 10).slice(8) as [RgbFrame, RgbFrame];
+    // Stems over the wall, far from the subject.
+    const mask = maskOf(width, height, [
+      [20, 150, 4, 40],
+      [44, 150, 4, 40],
+      [68, 150, 4, 40],
+    ]);
+    const roi = { x: 0, y: 0, width, height };
+    const estimator = await MotionEstimator.create(from, mask, roi);
+    const motion = estimator.track(to, mask);
+    estimator.release();
+    expect(motion).toBeDefined();
+    // The wall pans 1 px left a frame: every point beside the stems lands 1 px to its left.
+    for (const [x, y] of [
+      [10, 140],
+      [60, 200],
+      [110, 160],
+    ] as const) {
+      const w = (motion as Homography)[6] * x + (motion as Homography)[7] * y + (motion as Homography)[8];
+      const landsX =
+        ((motion as Homography)[0] * x + (motion as Homography)[1] * y + (motion as Homography)[2]) / w;
+      const landsY =
+        ((motion as Homography)[3] * x + (motion as Homography)[4] * y + (motion as Homography)[5]) / w;
+      expect(Math.abs(landsX - (x - 1))).toBeLessThan(0.3);
+      expect(Math.abs(landsY - y)).toBeLessThan(0.3);
+    }
   });
 });

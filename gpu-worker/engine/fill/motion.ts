@@ -1,6 +1,8 @@
 import type { SizedRect } from "../geometry";
 import { loadOpenCv, type OpenCv, release } from "./opencv";
 import { type Profiles, profileShift, profilesOf } from "./profile-shift";
+import { ringDifference, ringPixels } from "./ring-choice";
+import { fitSimilarity } from "./similarity";
 import { type Homography, homography, type RgbFrame } from "./types";
 
 type Mat = InstanceType<OpenCv["Mat"]>;
@@ -33,10 +35,14 @@ export class MotionEstimator {
     private readonly grey: Mat,
     private readonly corners: Mat,
     private readonly usable: Mat,
+    /** The source frame's text mask (whole frame). */
+    private readonly mask: Uint8Array,
   ) {}
 
   /** The source's row and column profiles, made the first time corners fail. */
   private profiles?: Profiles;
+  /** The unmasked pixels beside the source's text (ringPixels), made the first time two fits compete. */
+  private ring?: Int32Array;
 
   /** `frame` may be given as its luma over `roi` (greyRegion), to reuse one computed before. */
   static async create(
@@ -53,7 +59,7 @@ export class MotionEstimator {
       usable,
       Math.floor(Math.max(frame.width, frame.height) / CORNER_LONG_SIDE),
     );
-    return new MotionEstimator(cv, roi, grey, corners, usable);
+    return new MotionEstimator(cv, roi, grey, corners, usable, mask);
   }
 
   /** The homography mapping pixels of the source frame to `frame`, or undefined when it cannot be trusted. */
@@ -86,10 +92,33 @@ export class MotionEstimator {
         criteria,
       );
       const pairs = this.keptPairs(tracked, status, mask, width);
-      return pairs ? fitHomography(cv, pairs.from, pairs.to) : undefined;
+      return pairs && this.bestFit(pairs, target, mask, width);
     } finally {
       release(tracked, status, trackError);
     }
+  }
+
+  /**
+   * The homography of the tracks, or the similarity of the same tracks where that lines up the ring
+   * around the text better (ring-choice.ts); either alone where only it holds.
+   */
+  private bestFit(
+    pairs: { from: number[]; to: number[] },
+    target: Mat,
+    mask: Uint8Array,
+    width: number,
+  ): Homography | undefined {
+    const general = fitHomography(this.cv, pairs.from, pairs.to);
+    const fitted = fitSimilarity(pairs.from, pairs.to, RANSAC_THRESHOLD);
+    const similar =
+      fitted && enoughInliers(fitted.inliers, pairs.from.length / 2) ? fitted.motion : undefined;
+    if (!general || !similar) return general ?? similar;
+    this.ring ??= ringPixels(this.usable.data, this.mask, width, this.roi);
+    const from = { grey: this.grey.data, roi: this.roi };
+    const to = { grey: target.data, roi: this.roi };
+    const difference = (motion: Homography) =>
+      ringDifference(from, to, mask, width, this.ring as Int32Array, motion);
+    return difference(similar) < difference(general) ? similar : general;
   }
 
   /** Where corners fail (flat bars, stripes), a translation from the region's row and column profiles. */
@@ -166,6 +195,7 @@ function findCorners(cv: OpenCv, grey: Mat, usable: Mat, factor: number): Mat {
   }
 }
 
+/** The homography that RANSAC fits to the pairs, when it holds (enough inliers, plausible). */
 function fitHomography(cv: OpenCv, from: number[], to: number[]): Homography | undefined {
   const count = from.length / 2;
   const fromMat = cv.matFromArray(count, 1, cv.CV_32FC2, from);
@@ -175,14 +205,17 @@ function fitHomography(cv: OpenCv, from: number[], to: number[]): Homography | u
   try {
     fitted = cv.findHomography(fromMat, toMat, cv.RANSAC, RANSAC_THRESHOLD, inliers);
     if (fitted.rows !== 3) return undefined;
-    const inlierCount = cv.countNonZero(inliers);
-    if (inlierCount < Math.max(MIN_INLIERS, 0.3 * count)) return undefined;
+    if (!enoughInliers(cv.countNonZero(inliers), count)) return undefined;
     const h = homography(fitted.data64F);
     return plausible(h) ? h : undefined;
   } finally {
     release(fromMat, toMat, inliers);
     fitted?.delete();
   }
+}
+
+function enoughInliers(inliers: number, pairs: number): boolean {
+  return inliers >= Math.max(MIN_INLIERS, 0.3 * pairs);
 }
 
 /** Rejects degenerate fits: folds, extreme zooms, strong perspective between nearby frames. */
