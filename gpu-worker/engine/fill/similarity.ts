@@ -2,9 +2,8 @@ import { type Homography, homography } from "./types";
 
 /**
  * A similarity (rotation, uniform scale, translation) fitted by RANSAC to point pairs: the camera's
- * own motion between two nearby frames, which a homography's four more freedoms let a subject that
- * moves on its own take over (real-subject: a woman walking past a lamp gave steps of 0.9 to 1.26
- * scale and shear where the background moved 1 px).
+ * own motion between two nearby frames, with none of the four freedoms more that let a homography
+ * follow a subject moving on its own (ring-choice.ts says when it is kept).
  */
 export interface SimilarityFit {
   motion: Homography;
