@@ -1,4 +1,5 @@
 import type { SizedRect } from "../geometry";
+import type { GreyRegion } from "./motion";
 import { project } from "./sample";
 import type { Homography } from "./types";
 
@@ -17,11 +18,8 @@ const CAPPED_DIFFERENCE = 30;
 /** Ring pixels looked at, at most (every n-th is taken past it). */
 const MAX_RING_PIXELS = 4000;
 
-export interface GreyPicture {
-  grey: Uint8Array;
-  /** Region of the frame the grey covers: pixel (x, y) of the frame is grey[(y - roi.y) * roi.width + x - roi.x]. */
-  roi: SizedRect;
-}
+/** A frame's grey over the region motion is measured in (motion.ts's GreyRegion, less the frame's size). */
+type GreyPicture = Pick<GreyRegion, "grey" | "roi">;
 
 /** The ring: region pixels (indices) that are not text but lie within the text's clearance. */
 export function ringPixels(
