@@ -109,16 +109,18 @@ export class MotionEstimator {
     width: number,
   ): Homography | undefined {
     const general = fitHomography(this.cv, pairs.from, pairs.to);
-    const fitted = fitSimilarity(pairs.from, pairs.to, RANSAC_THRESHOLD);
-    const similar =
-      fitted && enoughInliers(fitted.inliers, pairs.from.length / 2) ? fitted.motion : undefined;
-    if (!general || !similar) return general ?? similar;
+    const similar = fitSimilarity(pairs.from, pairs.to, RANSAC_THRESHOLD);
+    // Alone, the similarity must hold as large a share of the tracks as a homography must. Beside one
+    // the ring judges, so a dozen tracks will do: a still background may hold few of the corners.
+    if (!general)
+      return similar && enoughInliers(similar.inliers, pairs.from.length / 2) ? similar.motion : undefined;
+    if (!similar || similar.inliers < MIN_INLIERS) return general;
     this.ring ??= ringPixels(this.usable.data, this.mask, width, this.roi);
     const from = { grey: this.grey.data, roi: this.roi };
     const to = { grey: target.data, roi: this.roi };
     const difference = (motion: Homography) =>
       ringDifference(from, to, mask, width, this.ring as Int32Array, motion);
-    return difference(similar) < difference(general) ? similar : general;
+    return difference(similar.motion) < difference(general) ? similar.motion : general;
   }
 
   /** Where corners fail (flat bars, stripes), a translation from the region's row and column profiles. */
