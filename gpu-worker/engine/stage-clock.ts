@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncLocalStorage, createHook, executionAsyncResource } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 
 /**
@@ -6,7 +6,10 @@ import { readFileSync } from "node:fs";
  * which counts every thread of the process (onnxruntime's pool too): the cleaning thread runs one
  * stage at a time, so the CPU spent between entering a stage and leaving it is that stage's, less
  * what the followed threads spent meanwhile (the fill's pool threads, which search ahead whatever
- * stage the cleaning thread is in): theirs is read from /proc and charged to their own stage. ffmpeg's children
+ * stage the cleaning thread is in): theirs is read from /proc and charged to their own stage. Several
+ * tasks take turns on the cleaning thread (a frame's encoding awaits ffmpeg while a search for a frame
+ * ahead goes on), so each callback and promise continuation runs as the stage that was running when it
+ * was made, not as the stage some other task entered last (async_hooks, while a clock counts). ffmpeg's children
  * are read from /proc: a decoder's own CPU when its stream ends; the encoder ends last, after its
  * look-ahead is flushed, so it gets what remains of the children's total (Linux only; elsewhere the
  * children count zero).
@@ -82,6 +85,25 @@ export class StageClock {
   /** The last CPU reading of each followed thread, by thread id: CPU before the first is not this clock's. */
   private readonly threadReadings = new Map<number, number>();
 
+  /** The stage each callback or promise continuation belongs to, by its async resource. */
+  private readonly resourceStages = new WeakMap<object, Stage>();
+  /** The stages that ran before the callbacks running now, innermost last. */
+  private readonly interrupted: Stage[] = [];
+  private readonly hook = createHook({
+    init: (_id, _type, _trigger, resource: object) => this.resourceStages.set(resource, this.current),
+    before: () => {
+      this.interrupted.push(this.current);
+      const stage = this.resourceStages.get(executionAsyncResource());
+      if (stage !== undefined && stage !== this.current) this.switchTo(stage);
+    },
+    after: () => {
+      // Back on the event loop the stage stays as it is: the next callback switches only if it is
+      // another stage's. A callback run inside another gives the outer one its stage back.
+      const stage = this.interrupted.pop();
+      if (this.interrupted.length > 0 && stage !== undefined && stage !== this.current) this.switchTo(stage);
+    },
+  });
+
   /**
    * With `fromProcessStart` (a command-line run), the CPU the process spent before the clock was made
    * (node's start, compiling the TypeScript) counts as load.
@@ -90,6 +112,12 @@ export class StageClock {
     this.switchedAt = options.fromProcessStart ? 0 : ownSeconds();
     if (options.fromProcessStart) this.current = "load";
     this.switchTo("other");
+  }
+
+  /** Starts or stops charging callbacks and continuations to the stage they were made in. */
+  trackCallbacks(on: boolean): void {
+    if (on) this.hook.enable();
+    else this.hook.disable();
   }
 
   /** Charges the CPU since the last switch to the stage that ran, and makes `stage` the running one. */
@@ -175,8 +203,13 @@ export class StageClock {
 const running = new AsyncLocalStorage<StageClock>();
 
 /** Runs `work` with `clock` counting the stages of everything it calls. */
-export function withStageClock<T>(clock: StageClock, work: () => Promise<T>): Promise<T> {
-  return running.run(clock, work);
+export async function withStageClock<T>(clock: StageClock, work: () => Promise<T>): Promise<T> {
+  clock.trackCallbacks(true);
+  try {
+    return await running.run(clock, work);
+  } finally {
+    clock.trackCallbacks(false);
+  }
 }
 
 /** The clock of the cleaning in progress, if one is counting. */

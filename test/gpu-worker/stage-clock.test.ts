@@ -32,6 +32,23 @@ describe("stage clock", () => {
     expect(seconds.detection).toBe(0);
   });
 
+  it("charges a task's work to its own stage while another task waits in another stage", async () => {
+    const clock = new StageClock();
+    await withStageClock(clock, async () => {
+      // A search for a frame ahead pauses, and goes on while the frame before is being encoded.
+      const search = timed("fill", async () => {
+        await new Promise((resume) => setTimeout(resume, 1));
+        burn(0.1);
+      });
+      await timed("encode", () => new Promise((written) => setTimeout(written, 20)));
+      await search;
+    });
+    const seconds = clock.read();
+    expect(seconds.fill).toBeGreaterThanOrEqual(0.1);
+    // Charged to whichever stage was entered last, the search's 0.1 s would be the encoder's.
+    expect(seconds.encode).toBeLessThan(0.05);
+  });
+
   it("counts nothing outside a clock's run", async () => {
     const clock = new StageClock();
     await timed("fill", async () => burn(0.02));

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { followThread } from "../stage-clock";
+import { followThread, timedSync } from "../stage-clock";
 import type { CropWork } from "./crop";
 import type { IndexedFrame } from "./motion-chain";
 import type { FromThread, MotionAnswer, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
@@ -218,7 +218,8 @@ export class FillPool {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(BOOT, { workerData: { entry: ENTRY } });
+    // Made as fill, so that handling its messages counts as fill (stage-clock.ts).
+    const worker = timedSync("fill", () => new Worker(BOOT, { workerData: { entry: ENTRY } }));
     const thread: Thread = { worker, sent: new Map(), busy: false };
     worker.on("message", (message: FromThread) => this.heard(thread, message));
     worker.on("error", (error) => this.lost(thread, error));

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { stageClock, timed } from "../stage-clock";
+import { stageClock, timed, timedSync } from "../stage-clock";
 import type { BufferPool } from "./buffer-pool";
 import { yuvToRgbFilter } from "./colour";
 import { abortError, MediaError } from "./errors";
@@ -28,10 +28,10 @@ export async function* decodeFrames(
 ): AsyncGenerator<Frame> {
   const { signal } = options;
   if (signal?.aborted) throw abortError();
-  const decoder = startMediaProcess(ffmpegBinary(), decoderArgs(path, probe, options.size), {
-    signal,
-    stdout: true,
-  });
+  // Started as decode, so that the callbacks of its pipe count as decode too (stage-clock.ts).
+  const decoder = timedSync("decode", () =>
+    startMediaProcess(ffmpegBinary(), decoderArgs(path, probe, options.size), { signal, stdout: true }),
+  );
   const stdout = decoder.child.stdout as Readable;
   const frameBytes = (options.size?.width ?? probe.width) * (options.size?.height ?? probe.height) * 3;
   let index = 0;

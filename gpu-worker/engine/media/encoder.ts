@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
+import { timedSync } from "../stage-clock";
 import { colourTagArgs, rgbToYuvFilter } from "./colour";
 import { MediaError } from "./errors";
 import type { Frame, FrameSink } from "./frames";
@@ -44,10 +45,13 @@ export function openEncoder(
   options: EncoderOptions = {},
 ): FrameSink {
   const partialPath = `${outputPath}.partial`;
-  const encoder = startMediaProcess(ffmpegBinary(), encoderArgs(inputPath, partialPath, probe, options), {
-    signal: options.signal,
-    stdin: true,
-  });
+  // Started as encode, so that the callbacks of its pipe count as encode too (stage-clock.ts).
+  const encoder = timedSync("encode", () =>
+    startMediaProcess(ffmpegBinary(), encoderArgs(inputPath, partialPath, probe, options), {
+      signal: options.signal,
+      stdin: true,
+    }),
+  );
   const stdin = encoder.child.stdin as Writable;
   stdin.on("error", () => undefined); // EPIPE when ffmpeg quits early: its exit says why
 
