@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
+  type FillFrameOptions,
   type FillResult,
   fillFrame,
   fillRegions,
@@ -186,13 +187,18 @@ async function fillSequence(
   last: number,
   windowRadius: number,
   chain?: MotionChain,
+  options: FillFrameOptions = {},
 ) {
   const results: FillResult[] = [];
   let previous: PreviousFill | undefined;
   const indexed = window.map((item, index) => ({ ...item, index }));
   for (let center = first; center <= last; center += 1) {
     const motion = chain && ((to: number, roi: SizedRect) => chain.between(indexed, center, to, roi));
-    const result = await fillFrame(window, center, previous, { windowRadius, ...(motion ? { motion } : {}) });
+    const result = await fillFrame(window, center, previous, {
+      windowRadius,
+      ...options,
+      ...(motion ? { motion } : {}),
+    });
     results.push(result);
     previous = { frame: result.frame, filledMask: result.synthesized };
   }
@@ -691,6 +697,54 @@ describe("stability", () => {
     });
     steady.forEach((result, k) => {
       expectOnlyMaskedChanged((window[k] as MaskedFrame).frame, result.frame, mask);
+    });
+  });
+});
+
+describe("stability of a borrowed fill", () => {
+  it("holds the fill steady where each frame it borrows from has noise of its own", async () => {
+    const width = 640;
+    const height = 360;
+    // A still shot with sensor noise on every frame, under a line that slides 6 px a frame, so the
+    // frames around show what it hides.
+    const [still] = lavfiFrames(MANDELBROT, "crop=640:360:x=400:y=80", width, height, 1) as [RgbFrame];
+    const random = seededRandom(11);
+    const masks = Array.from({ length: 12 }, (_, k) =>
+      maskOf(width, height, captionBoxes(150 + 6 * k, 290, 56, 28, 6)),
+    );
+    const window = masks.map((mask) => withText(withNoise(still, 6, random), mask));
+    // How much the fill's error jumps from frame to frame where both frames were filled, in levels.
+    const jumps = (results: FillResult[]) => {
+      let total = 0;
+      let count = 0;
+      for (let k = 1; k < results.length; k += 1) {
+        const [now, before] = [(results[k] as FillResult).frame, (results[k - 1] as FillResult).frame];
+        const [mask, maskBefore] = [masks[3 + k] as Uint8Array, masks[2 + k] as Uint8Array];
+        for (let p = 0; p < mask.length; p += 1) {
+          if (!mask[p] || !maskBefore[p]) continue;
+          for (let c = p * 3; c < p * 3 + 3; c += 1) {
+            total += Math.abs((now.data[c] as number) - (before.data[c] as number));
+            count += 1;
+          }
+        }
+      }
+      return total / count;
+    };
+    const meanPsnr = (results: FillResult[]) =>
+      results.reduce(
+        (sum, result, k) => sum + psnrInMask(result.frame, still, masks[3 + k] as Uint8Array),
+        0,
+      ) / results.length;
+    const held = await fillSequence(window, 3, 8, 3);
+    const loose = await fillSequence(window, 3, 8, 3, undefined, { steady: false });
+    console.info(
+      `noisy still shot: the fill jumps ${jumps(held).toFixed(2)} levels a frame held steady, ` +
+        `${jumps(loose).toFixed(2)} not; ${meanPsnr(held).toFixed(2)} against ${meanPsnr(loose).toFixed(2)} dB`,
+    );
+    expect(jumps(held)).toBeLessThan(0.8 * jumps(loose));
+    expect(meanPsnr(held)).toBeGreaterThanOrEqual(meanPsnr(loose));
+    held.forEach((result, k) => {
+      expectOnlyMaskedChanged((window[3 + k] as MaskedFrame).frame, result.frame, masks[3 + k] as Uint8Array);
     });
   });
 });

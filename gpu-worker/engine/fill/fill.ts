@@ -7,6 +7,7 @@ import { MotionEstimator } from "./motion";
 import { clip, fillRegions, framePixel, grow, union } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
+import { steadyFill } from "./steady";
 import { estimateRing } from "./temporal";
 import {
   type FillOptions,
@@ -28,6 +29,8 @@ export interface FillFrameOptions extends FillOptions {
   maxAlignmentError?: number;
   /** Whether the fill is fused with the frame in the gradient domain (fuseSeams); off only to measure it. */
   fuse?: boolean;
+  /** Whether the fill is held steady against the previous output (steadyFill); off only to measure it. */
+  steady?: boolean;
   inpaintRadius?: number;
   inpaintMethod?: InpaintMethod;
   /**
@@ -82,6 +85,7 @@ const DEFAULTS = {
   motionMargin: 160,
   maxAlignmentError: 12,
   fuse: true,
+  steady: true,
   inpaintRadius: 5,
   inpaintMethod: "telea",
 } satisfies FillSettings;
@@ -207,6 +211,13 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
       });
       settle?.();
       if (settings.fuse) fuseSeams(work, estimateRing(work, aligned, RING_WIDTH), settings.maxAlignmentError);
+      if (previous && settings.steady) {
+        towardsPrevious ??= await started.towardsPrevious(previous);
+        steadyFill(work, previous, towardsPrevious, {
+          ringWidth: RING_WIDTH,
+          maxError: settings.maxAlignmentError,
+        });
+      }
       writeFill(work, output, synthesized, current.mask);
     }
     return { frame: output, unseen, carried, regions: works.map((work) => work.rect), synthesized };
