@@ -655,6 +655,20 @@ describe("spatial fill", () => {
     expectOnlyMaskedChanged(input.frame, result.frame, mask);
   });
 
+  it("fills the inside of a wide band no frame shows from farther around than Telea's 5 px", async () => {
+    // A solid ticker band 54 px tall across the whole frame, over a still shot.
+    const band = maskOf(width, height, [[0, 250, width, 54]]);
+    const input = withText(still, band);
+    const result = await fillFrame([input, input, input], 1);
+    const filled = psnrInMask(result.frame, still, band);
+    const telea = psnrInMask(await inpaintSpatial(input.frame, band), still, band);
+    console.info(`wide band: ${filled.toFixed(2)} dB, Telea at 5 px ${telea.toFixed(2)} dB`);
+    expect(result.unseen).toBe(maskedCount(band));
+    expect(filled).toBeGreaterThan(telea + 0.2);
+    expect(outOfRange(result.frame, band)).toBe(0);
+    expectOnlyMaskedChanged(input.frame, result.frame, band);
+  });
+
   it("inpaintSpatial changes only masked pixels, with either method", async () => {
     const input = withText(still, mask).frame;
     for (const method of ["telea", "ns"] as const) {

@@ -1,4 +1,5 @@
 import { type CropWork, Source } from "./crop";
+import { fillInside, HALF_RADIUS, type HoledPicture, halfSize, THICK } from "./deep-holes";
 import { loadOpenCv, release } from "./opencv";
 import { fillRegions, framePixel } from "./regions";
 import type { RgbFrame } from "./types";
@@ -62,13 +63,46 @@ export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): 
     }
   }
   if (unfilled === 0) return 0;
-  const filled = await inpaintPixels(pixels, holes, rect.width, rect.height, options);
+  const picture = { pixels, holes: holes.slice(), width: rect.width, height: rect.height };
+  const filled = await inpaintThick(picture, options);
   for (let i = 0; i < holes.length; i += 1) {
     if (!holes[i]) continue;
     for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = filled[i * 3 + c] as number;
     source[i] = Source.spatial;
   }
   return unfilled;
+}
+
+/**
+ * Inpaints `picture`'s holes; a thick hole (see deep-holes.ts) has its inside filled first at half
+ * resolution, from what the half-size picture knows, and the rest at full. `picture` is changed.
+ */
+async function inpaintThick(picture: HoledPicture, options: InpaintOptions): Promise<Uint8Array> {
+  const { holes, width, height } = picture;
+  const depth = await distanceToKnown(holes, width, height);
+  if (depth.some((distance) => distance >= THICK)) {
+    const half = halfSize(picture);
+    const filledHalf = await inpaintPixels(half.pixels, half.holes, half.width, half.height, {
+      ...options,
+      radius: HALF_RADIUS,
+    });
+    fillInside(picture, depth, filledHalf, half.width);
+  }
+  return inpaintPixels(picture.pixels, picture.holes, width, height, options);
+}
+
+/** Each pixel's Euclidean distance to the nearest pixel that is not a hole (0 for those). */
+async function distanceToKnown(holes: Uint8Array, width: number, height: number): Promise<Float32Array> {
+  const { cv } = await loadOpenCv();
+  const input = new cv.Mat(height, width, cv.CV_8UC1);
+  const distance = new cv.Mat();
+  try {
+    input.data.set(holes);
+    cv.distanceTransform(input, distance, cv.DIST_L2, 3);
+    return new Float32Array(distance.data32F);
+  } finally {
+    release(input, distance);
+  }
 }
 
 /** OpenCV inpainting of an RGB24 image where `holes` is non-zero. */
