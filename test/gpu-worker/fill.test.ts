@@ -678,10 +678,11 @@ describe("spatial fill", () => {
 });
 
 describe("stability", () => {
+  const width = 640;
+  const height = 360;
+  const [still] = lavfiFrames(MANDELBROT, "crop=640:360:x=400:y=80", width, height, 1) as [RgbFrame];
+
   it("keeps the fill of a static shot steady from frame to frame despite sensor noise", async () => {
-    const width = 640;
-    const height = 360;
-    const [still] = lavfiFrames(MANDELBROT, "crop=640:360:x=400:y=80", width, height, 1) as [RgbFrame];
     const random = seededRandom(7);
     const mask = maskOf(width, height, captionBoxes(200, 300, 240, 30, 9));
     const window = Array.from({ length: 10 }, () => withText(withNoise(still, 4, random), mask));
@@ -713,15 +714,10 @@ describe("stability", () => {
       expectOnlyMaskedChanged((window[k] as MaskedFrame).frame, result.frame, mask);
     });
   });
-});
 
-describe("stability of a borrowed fill", () => {
-  it("holds the fill steady where each frame it borrows from has noise of its own", async () => {
-    const width = 640;
-    const height = 360;
-    // A still shot with sensor noise on every frame, under a line that slides 6 px a frame, so the
-    // frames around show what it hides.
-    const [still] = lavfiFrames(MANDELBROT, "crop=640:360:x=400:y=80", width, height, 1) as [RgbFrame];
+  it("holds a borrowed fill steady where each frame it borrows from has noise of its own", async () => {
+    // Sensor noise on every frame, under a line that slides 6 px a frame, so the frames around show
+    // what it hides.
     const random = seededRandom(11);
     const masks = Array.from({ length: 12 }, (_, k) =>
       maskOf(width, height, captionBoxes(150 + 6 * k, 290, 56, 28, 6)),
