@@ -63,7 +63,7 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRec
 }
 
 /** Euclidean distance from each pixel not equal to `target` to the nearest pixel equal to it. */
-function distanceTo(cv: OpenCv, masked: Uint8Array, rect: SizedRect, target: 0 | 1): Float32Array {
+export function distanceTo(cv: OpenCv, masked: Uint8Array, rect: SizedRect, target: 0 | 1): Float32Array {
   const input = new cv.Mat(rect.height, rect.width, cv.CV_8UC1);
   const distance = new cv.Mat();
   try {

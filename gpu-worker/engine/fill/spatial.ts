@@ -1,4 +1,4 @@
-import { type CropWork, Source } from "./crop";
+import { type CropWork, distanceTo, Source } from "./crop";
 import { fillInside, HALF_RADIUS, type HoledPicture, halfSize, THICK } from "./deep-holes";
 import { loadOpenCv, release } from "./opencv";
 import { fillRegions, framePixel } from "./regions";
@@ -79,7 +79,9 @@ export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): 
  */
 async function inpaintThick(picture: HoledPicture, options: InpaintOptions): Promise<Uint8Array> {
   const { holes, width, height } = picture;
-  const depth = await distanceToKnown(holes, width, height);
+  const { cv } = await loadOpenCv();
+  // Each pixel's distance to the nearest known one (0 for those).
+  const depth = distanceTo(cv, holes, { x: 0, y: 0, width, height }, 0);
   if (depth.some((distance) => distance >= THICK)) {
     const half = halfSize(picture);
     const filledHalf = await inpaintPixels(half.pixels, half.holes, half.width, half.height, {
@@ -89,20 +91,6 @@ async function inpaintThick(picture: HoledPicture, options: InpaintOptions): Pro
     fillInside(picture, depth, filledHalf, half.width);
   }
   return inpaintPixels(picture.pixels, picture.holes, width, height, options);
-}
-
-/** Each pixel's Euclidean distance to the nearest pixel that is not a hole (0 for those). */
-async function distanceToKnown(holes: Uint8Array, width: number, height: number): Promise<Float32Array> {
-  const { cv } = await loadOpenCv();
-  const input = new cv.Mat(height, width, cv.CV_8UC1);
-  const distance = new cv.Mat();
-  try {
-    input.data.set(holes);
-    cv.distanceTransform(input, distance, cv.DIST_L2, 3);
-    return new Float32Array(distance.data32F);
-  } finally {
-    release(input, distance);
-  }
 }
 
 /** OpenCV inpainting of an RGB24 image where `holes` is non-zero. */
