@@ -67,44 +67,18 @@ export function halfSize(picture: HoledPicture): HoledPicture {
 }
 
 /**
- * Writes the half-resolution fill `filled` (half of `picture`'s size, every pixel known) into the
- * hole pixels of `picture` deeper than RIM (`depth`: each pixel's distance to the nearest known one),
- * bilinearly, and marks them known. Returns how many were written.
+ * Writes `upsampled` (the half-resolution fill brought back to `picture`'s size) into the hole
+ * pixels of `picture` deeper than RIM (`depth`: each pixel's distance to the nearest known one), and
+ * marks them known. Returns how many were written.
  */
-export function fillInside(
-  picture: HoledPicture,
-  depth: Float32Array,
-  filled: Uint8Array,
-  halfWidth: number,
-): number {
-  const { pixels, holes, width, height } = picture;
-  const halfHeight = filled.length / 3 / halfWidth;
+export function fillInside(picture: HoledPicture, depth: Float32Array, upsampled: Uint8Array): number {
+  const { pixels, holes } = picture;
   let written = 0;
-  for (let y = 0; y < height; y += 1) {
-    // Pixel y's centre on the half-size grid.
-    const hy = Math.min(halfHeight - 1, Math.max(0, (y + 0.5) / 2 - 0.5));
-    const top = Math.floor(hy);
-    const bottom = Math.min(halfHeight - 1, top + 1);
-    const ty = hy - top;
-    for (let x = 0; x < width; x += 1) {
-      const i = y * width + x;
-      if (!holes[i] || (depth[i] as number) <= RIM) continue;
-      const hx = Math.min(halfWidth - 1, Math.max(0, (x + 0.5) / 2 - 0.5));
-      const left = Math.floor(hx);
-      const right = Math.min(halfWidth - 1, left + 1);
-      const tx = hx - left;
-      const topLeft = (top * halfWidth + left) * 3;
-      const topRight = (top * halfWidth + right) * 3;
-      const bottomLeft = (bottom * halfWidth + left) * 3;
-      const bottomRight = (bottom * halfWidth + right) * 3;
-      for (let c = 0; c < 3; c += 1) {
-        pixels[i * 3 + c] =
-          ((filled[topLeft + c] as number) * (1 - tx) + (filled[topRight + c] as number) * tx) * (1 - ty) +
-          ((filled[bottomLeft + c] as number) * (1 - tx) + (filled[bottomRight + c] as number) * tx) * ty;
-      }
-      holes[i] = 0;
-      written += 1;
-    }
+  for (let i = 0; i < holes.length; i += 1) {
+    if (!holes[i] || (depth[i] as number) <= RIM) continue;
+    for (let c = 0; c < 3; c += 1) pixels[i * 3 + c] = upsampled[i * 3 + c] as number;
+    holes[i] = 0;
+    written += 1;
   }
   return written;
 }

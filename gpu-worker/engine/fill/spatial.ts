@@ -88,9 +88,27 @@ async function inpaintThick(picture: HoledPicture, options: InpaintOptions): Pro
       ...options,
       radius: HALF_RADIUS,
     });
-    fillInside(picture, depth, filledHalf, half.width);
+    fillInside(picture, depth, await resized(filledHalf, half, picture));
   }
   return inpaintPixels(picture.pixels, picture.holes, width, height, options);
+}
+
+/** An RGB24 image of `from`'s size brought to `to`'s, bilinearly (OpenCV's resize). */
+async function resized(
+  pixels: Uint8Array,
+  from: { width: number; height: number },
+  to: { width: number; height: number },
+): Promise<Uint8Array> {
+  const { cv } = await loadOpenCv();
+  const source = new cv.Mat(from.height, from.width, cv.CV_8UC3);
+  const result = new cv.Mat();
+  try {
+    source.data.set(pixels);
+    cv.resize(source, result, new cv.Size(to.width, to.height), 0, 0, cv.INTER_LINEAR);
+    return new Uint8Array(result.data);
+  } finally {
+    release(source, result);
+  }
 }
 
 /** OpenCV inpainting of an RGB24 image where `holes` is non-zero. */
