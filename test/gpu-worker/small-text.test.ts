@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeVideo } from "../../gpu-worker/engine/media/probe";
 import { createOcrEngine, type OcrEngine } from "../../gpu-worker/engine/ocr/ocr";
 import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
+import { cutOffEnds } from "../../gpu-worker/engine/pipeline/line-ends";
 import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
 import { editDistance } from "../helpers/edit-distance";
 
@@ -106,5 +107,68 @@ describe("markTextLine on see-through letters over a busy background", () => {
     }
     expect(lettersMarked / letters).toBeGreaterThan(0.95);
     expect(awayMarked / away).toBeLessThan(0.1);
+  });
+});
+
+describe("a line whose detector box cut off its first letters", () => {
+  /** The handle corner as RGB: "@citynews" from x 88 to 224, rows 28 to 48. */
+  const corner = () => ({
+    width: 256,
+    height: 96,
+    data: new Uint8Array(
+      execFileSync("ffmpeg", [
+        "-v",
+        "error",
+        "-i",
+        HANDLE_CORNER,
+        "-pix_fmt",
+        "rgb24",
+        "-f",
+        "rawvideo",
+        "-",
+      ]),
+    ),
+  });
+  /** The box the detector gives the handle, read "itynews": it starts after "@c". */
+  const ITYNEWS = { x: 129, y: 29, width: 97, height: 19 };
+  /** Where "@c" is drawn (over a sign's edge, a pole and a red door). */
+  const AT_C = { x0: 90, x1: 127, y0: 30, y1: 48 };
+  /** Where "itynews" is drawn. */
+  const ITYNEWS_LETTERS = { x0: 130, x1: 224, y0: 30, y1: 48 };
+
+  const markedIn = (mask: Uint8Array, width: number, area: typeof AT_C) => {
+    let marked = 0;
+    for (let y = area.y0; y < area.y1; y++)
+      for (let x = area.x0; x < area.x1; x++) marked += mask[y * width + x] === 255 ? 1 : 0;
+    return marked / ((area.x1 - area.x0) * (area.y1 - area.y0));
+  };
+
+  it("is followed over the faint letters before it, and no further", () => {
+    const image = corner();
+    const { ends } = cutOffEnds(image, ITYNEWS);
+    // "@" starts at 85 (its shadow a little before): one stretch, from there to the box.
+    expect(ends).toHaveLength(1);
+    expect(ends[0]?.x).toBeGreaterThanOrEqual(78);
+    expect(ends[0]?.x).toBeLessThanOrEqual(90);
+    expect((ends[0]?.x ?? 0) + (ends[0]?.width ?? 0)).toBe(ITYNEWS.x);
+    const mask = new Uint8Array(image.width * image.height);
+    markTextLine(image, ITYNEWS, mask);
+    // Without the ends followed, none of "@c" was marked; the rest of the line is marked as before.
+    expect(markedIn(mask, image.width, AT_C)).toBeGreaterThan(0.3);
+    expect(markedIn(mask, image.width, ITYNEWS_LETTERS)).toBeGreaterThan(0.8);
+    expect(markedIn(mask, image.width, { x0: 0, x1: 76, y0: 20, y1: 60 })).toBe(0);
+  });
+
+  it("is not followed along the picture's own edges", () => {
+    // Letters, then a pole and window frames beside them that run above and below the line's band.
+    const width = 200;
+    const height = 60;
+    const data = new Uint8Array(width * height * 3).fill(120);
+    const set = (x: number, y: number, v: number) =>
+      data.fill(v, (y * width + x) * 3, (y * width + x) * 3 + 3);
+    for (let y = 24; y < 38; y++) for (let x = 100; x < 180; x++) if ((x - 100) % 8 < 3) set(x, y, 230);
+    for (let y = 0; y < height; y++) for (const x of [60, 61, 75, 76, 88, 89]) set(x, y, 230);
+    const box = { x: 100, y: 22, width: 80, height: 18 };
+    expect(cutOffEnds({ width, height, data }, box).ends).toEqual([]);
   });
 });

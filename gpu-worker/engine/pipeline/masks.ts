@@ -4,6 +4,7 @@ import { type LineLook, lineSeeThrough, rememberedBox, shadedBox } from "./capti
 import { dilate } from "./dilate";
 import { BACKGROUND_RINGS, effectGrowth, fillHoles } from "./glyph-growth";
 import { ColourHistogram, contains, type RgbImage } from "./image";
+import { cutOffEnds } from "./line-ends";
 import { seeThroughBox } from "./see-through";
 import { strokeResponse } from "./strokes";
 
@@ -111,9 +112,14 @@ function edgeShare(values: Uint8Array, width: number, cut: number): number {
   return above / Math.max(1, edge);
 }
 
+/** The radius of the stroke response's window for a line's letters: a little wider than a stroke. */
+function strokeRadius(box: SizedRect): number {
+  return Math.max(1, Math.round(box.height * 0.12));
+}
+
 /** The letters by their strokes, with the cut that separates them; undefined where that fails too. */
 function byStroke(image: RgbImage, textRect: EdgeRect, box: SizedRect) {
-  const values = strokeResponse(image, textRect, Math.max(1, Math.round(box.height * 0.12)));
+  const values = strokeResponse(image, textRect, strokeRadius(box));
   const histogram = new Uint32Array(256);
   for (const value of values) histogram[value] = (histogram[value] as number) + 1;
   const cut = Math.max(otsu(histogram, values.length), MIN_STROKE_CONTRAST);
@@ -130,7 +136,9 @@ function byStroke(image: RgbImage, textRect: EdgeRect, box: SizedRect) {
  * needed), the picture behind a see-through box is also restored in `image` and marked there, for
  * the fill to use where no frame shows more. The glyphs are grown as far as their outline and
  * shadow show (glyph-growth.ts); the rest of the usual growth is marked as margin (MARGIN_PIXEL),
- * which the fill fills but writes back as it was. Returns the number of pixels marked in `mask`.
+ * which the fill fills but writes back as it was. Where the detector's box stopped short of faint
+ * first or last letters, those stretches (line-ends.ts) are marked as lines of their own. Returns the
+ * number of pixels marked in `mask`.
  */
 export function markTextLine(
   image: RgbImage,
@@ -139,17 +147,33 @@ export function markTextLine(
   look?: LineLook,
   behind?: () => Uint8Array,
 ): number {
+  const { width, height } = image;
+  const boxRect = clampRect(box, 0, width, height);
+  if (boxRect.x1 <= boxRect.x0 || boxRect.y1 <= boxRect.y0) return 0;
+  const shaded = look ? rememberedBox(image, box, boxRect, look) : shadedBox(image, box, boxRect);
+  if (shaded) {
+    const blend = look && behind && lineSeeThrough(image, shaded, boxRect, look);
+    if (blend && behind) seeThroughBox(image, shaded, boxRect, blend, behind(), seeThroughLetterGrowth(box));
+    return fillRect(mask, width, shaded);
+  }
+  // Letters without a box of their own; the detector may have cut the line's ends short. The ends
+  // are marked by their strokes at the strength of the line's own: on a stretch this short a cut of
+  // its own takes in the picture's edges (a sign, a pole) as often as the letters.
+  let marked = markGlyphs(image, box, mask);
+  const { ends, cut } = cutOffEnds(image, box);
+  for (const end of ends) marked += markGlyphs(image, end, mask, cut);
+  return marked;
+}
+
+/**
+ * Marks the letters in `box` by their colour or, over a busy picture, their strokes (see
+ * markTextLine); with `strokeCut`, by their strokes at that cut. Returns the pixels marked.
+ */
+function markGlyphs(image: RgbImage, box: SizedRect, mask: Uint8Array, strokeCut?: number): number {
   const { width, height, data } = image;
   const textRect = clampRect(box, 0, width, height);
   const pad = Math.max(2, Math.round(box.height * 0.35));
   const around = clampRect(box, pad, width, height);
-  if (textRect.x1 <= textRect.x0 || textRect.y1 <= textRect.y0) return 0;
-  const shaded = look ? rememberedBox(image, box, textRect, look) : shadedBox(image, box, textRect);
-  if (shaded) {
-    const blend = look && behind && lineSeeThrough(image, shaded, textRect, look);
-    if (blend && behind) seeThroughBox(image, shaded, textRect, blend, behind(), seeThroughLetterGrowth(box));
-    return fillRect(mask, width, shaded);
-  }
   const background = ringMedian(image, around, textRect);
   const boxWidth = textRect.x1 - textRect.x0;
   const distances = new Uint8Array(boxWidth * (textRect.y1 - textRect.y0));
@@ -172,7 +196,13 @@ export function markTextLine(
   };
   const busy =
     box.height <= MAX_STROKE_LINE && edgeShare(byColour.values, boxWidth, byColour.cut) > MAX_EDGE_SHARE;
-  const { values, cut } = busy ? (byStroke(image, textRect, box) ?? byColour) : byColour;
+  const strokes =
+    strokeCut !== undefined
+      ? { values: strokeResponse(image, textRect, strokeRadius(box)), cut: strokeCut }
+      : busy
+        ? byStroke(image, textRect, box)
+        : undefined;
+  const { values, cut } = strokes ?? byColour;
   const largest = glyphGrowth(box);
   // The glyphs on a local canvas with room for the growth and the picture past it, grown there, then
   // added to the mask.
