@@ -1,14 +1,15 @@
 import type { EdgeRect, SizedRect } from "../geometry";
 import { luma, type RgbImage } from "./image";
-import { strokeResponse } from "./strokes";
+import { MIN_STROKE_CONTRAST, strokeRadius, strokeResponse } from "./strokes";
 
 /**
  * The detector's box of a line often stops short of its first or last characters where they are
  * faint: real-street's see-through "@citynews" is read as "itynews" on every frame, its "@c" over a
  * red door left whole. Past each end of the box, the line is taken to go on while columns carry
- * strokes (strokes.ts) as strong as the line's own within the line's rows, few above or below them
- * (letters keep to their band, while poles, window frames and edges in the picture run across it),
- * and of the letters' brightness.
+ * strokes (strokes.ts) half as strong as its letters' there within the line's rows, few above or
+ * below them (letters keep to their band, while poles, window frames and edges in the picture run
+ * across it), about as many a column as its letters have, and of their brightness. masks.ts asks
+ * only for lines marked by their strokes: solid letters are found whole.
  */
 
 /** How far past each end the line is followed, at most, in line heights. */
@@ -17,8 +18,6 @@ const REACH = 2.5;
 const MAX_GAP = 0.6;
 /** Rows looked at above and below the line's band, in line heights. */
 const BESIDE = 0.5;
-/** Top-hat response (grey levels) a stroke pixel needs at least, as for the letters themselves. */
-const MIN_STROKE_CONTRAST = 12;
 /** Share of the line's own stroke pixels a stroke must reach to count (the weakest of its letters). */
 const STROKE_SHARE = 0.5;
 /** An extension with more stroke pixels above and below the band than this share of those in it is picture. */
@@ -31,51 +30,98 @@ const MAX_BRIGHTNESS_DIFFERENCE = 64;
  * as a short word would be followed along that picture.
  */
 const MAX_LINE_HEIGHT = 40;
+/**
+ * Share of the letters' stroke pixels a column that an extension must carry on average: scattered
+ * bright points in the picture (lit windows of towers) bridge the gaps between them but are sparse.
+ */
+const MIN_DENSITY_SHARE = 0.75;
 /** Shorter extensions (line heights) are left to the growth past the box's ends (masks.ts). */
 const MIN_EXTENSION = 0.25;
 
+/** A stretch of letters past a box's end, and the stroke strength of the line's letters at that end. */
+export interface CutOffEnd {
+  rect: SizedRect;
+  cut: number;
+}
+
 /**
  * The stretches past `box`'s ends that carry letters it cut off (none, one or two, each as tall as
- * the box). They are marked as lines of their own (masks.ts): letters over a brighter or busier
- * picture than the rest have strokes of another strength, and one cut for the whole line would
- * leave the weaker part unmarked.
+ * the box). They are marked as lines of their own (masks.ts), at the stroke strength of the
+ * line's letters at that end: letters over a brighter or busier picture than the rest have strokes
+ * of another strength, and one cut for the whole line would leave the weaker part unmarked. Each
+ * end is looked at in a strip of its own (a line height of the box and the reach past it): the
+ * stroke response costs per pixel, and most lines have nothing past their ends.
  */
-export function cutOffEnds(image: RgbImage, box: SizedRect): { ends: SizedRect[]; cut: number } {
+export function cutOffEnds(image: RgbImage, box: SizedRect): CutOffEnd[] {
   const height = Math.round(box.height);
-  const none = { ends: [], cut: Number.POSITIVE_INFINITY };
-  if (height < 4 || height > MAX_LINE_HEIGHT) return none;
+  if (height < 4 || height > MAX_LINE_HEIGHT) return [];
   const x0 = Math.max(0, Math.floor(box.x));
   const x1 = Math.min(image.width, Math.ceil(box.x + box.width));
-  const y0 = Math.max(0, Math.floor(box.y));
-  const y1 = Math.min(image.height, Math.ceil(box.y + box.height));
-  const beside = Math.round(height * BESIDE);
+  const band = {
+    y0: Math.max(0, Math.floor(box.y)),
+    y1: Math.min(image.height, Math.ceil(box.y + box.height)),
+  };
   // A cut-off end is shorter than the part that was read.
-  const reach = Math.min(Math.round(height * REACH), Math.round(box.width));
+  const reach = Math.min(Math.round(height * REACH), x1 - x0);
+  const ends: CutOffEnd[] = [];
+  for (const step of [-1, 1]) {
+    const edge = step < 0 ? x0 : x1;
+    const outer = Math.max(0, Math.min(image.width, edge + step * reach));
+    const inner = Math.max(x0, Math.min(x1, edge - step * height));
+    if (outer === edge) continue;
+    const letters = { x0: Math.min(inner, edge), x1: Math.max(inner, edge) };
+    const end = endPast(image, band, letters, { x0: Math.min(outer, edge), x1: Math.max(outer, edge) }, step);
+    if (end)
+      ends.push({ rect: { x: end.x0, y: box.y, width: end.x1 - end.x0, height: box.height }, cut: end.cut });
+  }
+  return ends;
+}
+
+/**
+ * The columns of `past` (beside the line's `letters`, on the side `step` points to) that continue
+ * the line, with the letters' stroke strength; undefined if none do.
+ */
+function endPast(
+  image: RgbImage,
+  band: { y0: number; y1: number },
+  letters: { x0: number; x1: number },
+  past: { x0: number; x1: number },
+  step: number,
+): (EdgeRect & { cut: number }) | undefined {
+  const height = band.y1 - band.y0;
+  const beside = Math.round(height * BESIDE);
   const rect = {
-    x0: Math.max(0, x0 - reach),
-    x1: Math.min(image.width, x1 + reach),
-    y0: Math.max(0, y0 - beside),
-    y1: Math.min(image.height, y1 + beside),
+    x0: Math.min(letters.x0, past.x0),
+    x1: Math.max(letters.x1, past.x1),
+    y0: Math.max(0, band.y0 - beside),
+    y1: Math.min(image.height, band.y1 + beside),
   };
-  if (rect.x0 === x0 && rect.x1 === x1) return none;
-  const values = strokeResponse(image, rect, Math.max(1, Math.round(height * 0.12)));
-  const cut = lineCut(values, rect, x0, x1, y0, y1);
-  const columns = columnStrokes(values, rect, y0, y1, cut);
-  const strokes = { image, values, rect, y0, y1, cut };
-  const lineBrightness = strokeBrightness(strokes, x0, x1);
-  const maxGap = Math.round(height * MAX_GAP);
-  const ends: SizedRect[] = [];
-  // A stretch is kept where it reaches far enough and its strokes are as bright as the line's.
-  const keep = (from: number, to: number) => {
-    const bright = strokeBrightness(strokes, from, to);
-    if (to - from >= height * MIN_EXTENSION && Math.abs(bright - lineBrightness) <= MAX_BRIGHTNESS_DIFFERENCE)
-      ends.push({ x: from, y: box.y, width: to - from, height: box.height });
-  };
-  const left = lineEnd(columns, x0 - rect.x0 - 1, -1, maxGap);
-  if (left !== undefined) keep(rect.x0 + left, x0);
-  const right = lineEnd(columns, x1 - rect.x0, 1, maxGap);
-  if (right !== undefined) keep(x1, rect.x0 + right + 1);
-  return { ends, cut };
+  const values = strokeResponse(image, rect, strokeRadius({ height }));
+  const cut = lineCut(values, rect, letters.x0, letters.x1, band.y0, band.y1);
+  const columns = columnStrokes(values, rect, band.y0, band.y1, cut);
+  const strokes = { image, values, rect, y0: band.y0, y1: band.y1, cut };
+  const start = (step < 0 ? past.x1 - 1 : past.x0) - rect.x0;
+  const end = lineEnd(columns, start, step, Math.round(height * MAX_GAP));
+  if (end === undefined) return undefined;
+  const from = step < 0 ? rect.x0 + end : past.x0;
+  const to = step < 0 ? past.x1 : rect.x0 + end + 1;
+  // Kept where it reaches far enough, and its strokes are as dense and as bright as the letters'.
+  const brightness = strokeBrightness(strokes, from, to) - strokeBrightness(strokes, letters.x0, letters.x1);
+  const density = strokeDensity(columns, from - rect.x0, to - rect.x0);
+  if (
+    to - from < height * MIN_EXTENSION ||
+    density < MIN_DENSITY_SHARE * strokeDensity(columns, letters.x0 - rect.x0, letters.x1 - rect.x0) ||
+    !(Math.abs(brightness) <= MAX_BRIGHTNESS_DIFFERENCE)
+  )
+    return undefined;
+  return { x0: from, x1: to, y0: band.y0, y1: band.y1, cut };
+}
+
+/** Stroke pixels in the band per column, over columns [from, to) of the strip. */
+function strokeDensity(columns: { inside: Uint16Array }, from: number, to: number): number {
+  let sum = 0;
+  for (let x = from; x < to; x += 1) sum += columns.inside[x] as number;
+  return sum / Math.max(1, to - from);
 }
 
 interface Strokes {
@@ -102,7 +148,7 @@ function strokeBrightness({ image, values, rect, y0, y1, cut }: Strokes, from: n
   return count > 0 ? sum / count : Number.NaN;
 }
 
-/** The stroke strength that counts as a letter's: half the median of the line's own stroke pixels. */
+/** The stroke strength that counts as a letter's: half the median of the letters' own stroke pixels. */
 function lineCut(values: Uint8Array, rect: EdgeRect, x0: number, x1: number, y0: number, y1: number): number {
   const width = rect.x1 - rect.x0;
   const strong: number[] = [];
@@ -134,7 +180,7 @@ function columnStrokes(values: Uint8Array, rect: EdgeRect, y0: number, y1: numbe
 /**
  * The farthest column, walking from `start` by `step`, of strokes that continue the line without a
  * gap wider than `maxGap`; undefined if there is none, or if what was walked over is the picture's
- * (as many strokes beside the band as in it).
+ * (more than half as many strokes beside the band as in it).
  */
 function lineEnd(
   columns: { inside: Uint16Array; outside: Uint16Array },

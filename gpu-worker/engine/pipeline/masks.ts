@@ -6,7 +6,7 @@ import { BACKGROUND_RINGS, effectGrowth, fillHoles } from "./glyph-growth";
 import { ColourHistogram, contains, type RgbImage } from "./image";
 import { cutOffEnds } from "./line-ends";
 import { seeThroughBox } from "./see-through";
-import { strokeResponse } from "./strokes";
+import { MIN_STROKE_CONTRAST, strokeRadius, strokeResponse } from "./strokes";
 
 function clampRect(box: SizedRect, pad: number, width: number, height: number): EdgeRect {
   return {
@@ -87,8 +87,6 @@ const MAX_EDGE_SHARE = 0.3;
  */
 const MAX_STROKE_LINE = 40;
 const MAX_GLYPH_SHARE = 0.5;
-/** Top-hat response (grey levels) a stroke pixel needs at least. */
-const MIN_STROKE_CONTRAST = 12;
 
 /** Share of `values` above `cut`. */
 function share(values: Uint8Array, cut: number): number {
@@ -110,11 +108,6 @@ function edgeShare(values: Uint8Array, width: number, cut: number): number {
     }
   }
   return above / Math.max(1, edge);
-}
-
-/** The radius of the stroke response's window for a line's letters: a little wider than a stroke. */
-function strokeRadius(box: SizedRect): number {
-  return Math.max(1, Math.round(box.height * 0.12));
 }
 
 /** The letters by their strokes, with the cut that separates them; undefined where that fails too. */
@@ -156,20 +149,29 @@ export function markTextLine(
     if (blend && behind) seeThroughBox(image, shaded, boxRect, blend, behind(), seeThroughLetterGrowth(box));
     return fillRect(mask, width, shaded);
   }
-  // Letters without a box of their own; the detector may have cut the line's ends short. The ends
-  // are marked by their strokes at the strength of the line's own: on a stretch this short a cut of
-  // its own takes in the picture's edges (a sign, a pole) as often as the letters.
-  let marked = markGlyphs(image, box, mask);
-  const { ends, cut } = cutOffEnds(image, box);
-  for (const end of ends) marked += markGlyphs(image, end, mask, cut);
+  // Letters without a box of their own. The detector may have cut the ends of a faint line short
+  // (see-through letters over a busy picture, those marked by their strokes); its ends are marked
+  // by their strokes at the strength of the line's letters there, since on a stretch this short a
+  // cut of its own takes in the picture's edges (a sign, a pole) as often as the letters. Solid
+  // letters are found whole, and beside them lit windows and railings pass for letters.
+  const line = markGlyphs(image, box, mask);
+  let marked = line.marked;
+  if (!line.byStrokes) return marked;
+  for (const end of cutOffEnds(image, box)) marked += markGlyphs(image, end.rect, mask, end.cut).marked;
   return marked;
 }
 
 /**
  * Marks the letters in `box` by their colour or, over a busy picture, their strokes (see
- * markTextLine); with `strokeCut`, by their strokes at that cut. Returns the pixels marked.
+ * markTextLine); with `strokeCut`, by their strokes at that cut. Returns the pixels marked and
+ * whether the letters were marked by their strokes.
  */
-function markGlyphs(image: RgbImage, box: SizedRect, mask: Uint8Array, strokeCut?: number): number {
+function markGlyphs(
+  image: RgbImage,
+  box: SizedRect,
+  mask: Uint8Array,
+  strokeCut?: number,
+): { marked: number; byStrokes: boolean } {
   const { width, height, data } = image;
   const textRect = clampRect(box, 0, width, height);
   const pad = Math.max(2, Math.round(box.height * 0.35));
@@ -238,7 +240,7 @@ function markGlyphs(image: RgbImage, box: SizedRect, mask: Uint8Array, strokeCut
       if (mask[at] !== was) marked++;
     }
   }
-  return marked;
+  return { marked, byStrokes: strokes !== undefined };
 }
 
 /** Marks every pixel of `rect`; returns how many were not marked before. */
