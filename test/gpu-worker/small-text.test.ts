@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
 import { probeVideo } from "../../gpu-worker/engine/media/probe";
 import { createOcrEngine, type OcrEngine } from "../../gpu-worker/engine/ocr/ocr";
 import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
@@ -145,7 +146,7 @@ describe("a line whose detector box cut off its first letters", () => {
 
   it("is followed over the faint letters before it, and no further", () => {
     const image = corner();
-    const ends = cutOffEnds(image, ITYNEWS).map(({ rect }) => rect);
+    const ends = (cutOffEnds(image, ITYNEWS) ?? []).map(({ rect }) => rect);
     // "@" starts at 85 (its shadow a little before): one stretch, from there to the box.
     expect(ends).toHaveLength(1);
     expect(ends[0]?.x).toBeGreaterThanOrEqual(78);
@@ -170,5 +171,30 @@ describe("a line whose detector box cut off its first letters", () => {
     for (let y = 0; y < height; y++) for (const x of [60, 61, 75, 76, 88, 89]) set(x, y, 230);
     const box = { x: 100, y: 22, width: 80, height: 18 };
     expect(cutOffEnds({ width, height, data }, box)).toEqual([]);
+  });
+
+  it("grows a line whose ends carry nothing more no further there than anywhere else", () => {
+    // Plain letters (bars) right up to both ends of their box, over a plain picture.
+    const width = 200;
+    const height = 70;
+    const data = new Uint8Array(width * height * 3).fill(90);
+    const rows = { from: 20, to: 44 };
+    for (let y = rows.from; y < rows.to; y++)
+      for (let x = 40; x < 160; x++)
+        if ((x - 40) % 8 < 3 || x === 159) data.fill(235, (y * width + x) * 3, (y * width + x) * 3 + 3);
+    const mask = new Uint8Array(width * height);
+    // 30 px tall: the growth may reach 4 px, and the plain letters need 2 (their soft edge and one more).
+    markTextLine({ width, height, data }, { x: 40, y: 17, width: 120, height: 30 }, mask);
+    const textIn = (from: number, to: number) => {
+      let text = 0;
+      for (let y = rows.from; y < rows.to; y++)
+        for (let x = from; x < to; x++) text += mask[y * width + x] === 255 ? 1 : 0;
+      return text;
+    };
+    expect(textIn(160, 162)).toBe(2 * (rows.to - rows.from));
+    // Past that, only margin (written back as it was), as beside every other letter: before the
+    // ends were looked past, the full 4 px were text there.
+    expect(textIn(162, 170)).toBe(0);
+    expect(mask[30 * width + 162]).toBe(MARGIN_PIXEL);
   });
 });

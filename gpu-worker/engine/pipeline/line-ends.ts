@@ -8,8 +8,7 @@ import { MIN_STROKE_CONTRAST, strokeRadius, strokeResponse } from "./strokes";
  * red door left whole. Past each end of the box, the line is taken to go on while columns carry
  * strokes (strokes.ts) half as strong as its letters' there within the line's rows, few above or
  * below them (letters keep to their band, while poles, window frames and edges in the picture run
- * across it), about as many a column as its letters have, and of their brightness. masks.ts asks
- * only for lines marked by their strokes: solid letters are found whole.
+ * across it), about as many a column as its letters have, and of their brightness.
  */
 
 /** How far past each end the line is followed, at most, in line heights. */
@@ -50,11 +49,12 @@ export interface CutOffEnd {
  * line's letters at that end: letters over a brighter or busier picture than the rest have strokes
  * of another strength, and one cut for the whole line would leave the weaker part unmarked. Each
  * end is looked at in a strip of its own (a line height of the box and the reach past it): the
- * stroke response costs per pixel, and most lines have nothing past their ends.
+ * stroke response costs per pixel, and most lines have nothing past their ends. Undefined for a
+ * line too short or too tall to be followed.
  */
-export function cutOffEnds(image: RgbImage, box: SizedRect): CutOffEnd[] {
+export function cutOffEnds(image: RgbImage, box: SizedRect): CutOffEnd[] | undefined {
   const height = Math.round(box.height);
-  if (height < 4 || height > MAX_LINE_HEIGHT) return [];
+  if (height < 4 || height > MAX_LINE_HEIGHT) return undefined;
   const x0 = Math.max(0, Math.floor(box.x));
   const x1 = Math.min(image.width, Math.ceil(box.x + box.width));
   const band = {

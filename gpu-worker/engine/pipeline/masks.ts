@@ -149,28 +149,32 @@ export function markTextLine(
     if (blend && behind) seeThroughBox(image, shaded, boxRect, blend, behind(), seeThroughLetterGrowth(box));
     return fillRect(mask, width, shaded);
   }
-  // Letters without a box of their own. The detector may have cut the ends of a faint line short
-  // (see-through letters over a busy picture, those marked by their strokes); its ends are marked
-  // by their strokes at the strength of the line's letters there, since on a stretch this short a
-  // cut of its own takes in the picture's edges (a sign, a pole) as often as the letters. Solid
-  // letters are found whole, and beside them lit windows and railings pass for letters.
-  const line = markGlyphs(image, box, mask);
+  // Letters without a box of their own. A detector's box may cut a line's first or last letters
+  // short, so past the box's ends the full growth is taken (markGlyphs). A line up to 40 px tall is
+  // followed past its ends instead (line-ends.ts): where nothing goes on, its ends get the growth
+  // measured for the rest; the stretches of a faint line (one marked by its strokes) are marked by
+  // their strokes at the strength of the line's letters there, since on a stretch this short a cut
+  // of its own takes in the picture's edges (a sign, a pole) as often as the letters. Solid letters
+  // are found whole, and beside them lit windows pass for letters.
+  const ends = cutOffEnds(image, box);
+  const line = markGlyphs(image, box, mask, { endsMeasured: ends?.length === 0 });
   let marked = line.marked;
-  if (!line.byStrokes) return marked;
-  for (const end of cutOffEnds(image, box)) marked += markGlyphs(image, end.rect, mask, end.cut).marked;
+  if (!line.byStrokes || !ends) return marked;
+  for (const end of ends) marked += markGlyphs(image, end.rect, mask, { strokeCut: end.cut }).marked;
   return marked;
 }
 
 /**
  * Marks the letters in `box` by their colour or, over a busy picture, their strokes (see
- * markTextLine); with `strokeCut`, by their strokes at that cut. Returns the pixels marked and
- * whether the letters were marked by their strokes.
+ * markTextLine); with `strokeCut`, by their strokes at that cut. `endsMeasured`: nothing was found
+ * past the box's ends, which then get the measured growth too. Returns the pixels marked and whether
+ * the letters were marked by their strokes.
  */
 function markGlyphs(
   image: RgbImage,
   box: SizedRect,
   mask: Uint8Array,
-  strokeCut?: number,
+  { strokeCut, endsMeasured = false }: { strokeCut?: number; endsMeasured?: boolean } = {},
 ): { marked: number; byStrokes: boolean } {
   const { width, height, data } = image;
   const textRect = clampRect(box, 0, width, height);
@@ -227,9 +231,9 @@ function markGlyphs(
   if (growth < largest) fillHoles(glyphs, canvas, width, height);
   const text = growth < largest ? dilate(glyphs, canvasWidth, canvasHeight, growth) : margin;
   // Past the box's ends the line may go on (a detector's box cuts the last letter short): there the
-  // full growth is text, as it was before the growth was measured.
-  const endsFrom = textRect.x0 - canvas.x0;
-  const endsTo = textRect.x1 - canvas.x0;
+  // full growth is text, as it was before the growth was measured, unless nothing was found there.
+  const endsFrom = endsMeasured ? 0 : textRect.x0 - canvas.x0;
+  const endsTo = endsMeasured ? canvasWidth : textRect.x1 - canvas.x0;
   let marked = 0;
   for (let y = 0; y < canvasHeight; y++) {
     for (let x = 0, at = (canvas.y0 + y) * width + canvas.x0; x < canvasWidth; x++, at++) {
