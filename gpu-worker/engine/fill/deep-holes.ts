@@ -69,16 +69,13 @@ export function halfSize(picture: HoledPicture): HoledPicture {
 /**
  * Writes `upsampled` (the half-resolution fill brought back to `picture`'s size) into the hole
  * pixels of `picture` deeper than RIM (`depth`: each pixel's distance to the nearest known one), and
- * marks them known. Returns how many were written.
+ * marks them known.
  */
-export function fillInside(picture: HoledPicture, depth: Float32Array, upsampled: Uint8Array): number {
+export function fillInside(picture: HoledPicture, depth: Float32Array, upsampled: Uint8Array): void {
   const { pixels, holes } = picture;
-  let written = 0;
   for (let i = 0; i < holes.length; i += 1) {
     if (!holes[i] || (depth[i] as number) <= RIM) continue;
     for (let c = 0; c < 3; c += 1) pixels[i * 3 + c] = upsampled[i * 3 + c] as number;
     holes[i] = 0;
-    written += 1;
   }
-  return written;
 }

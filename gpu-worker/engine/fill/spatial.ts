@@ -46,15 +46,18 @@ export async function inpaintSpatial(
 
 /** Fills the crop's masked pixels that no other frame showed, using everything already filled as context. */
 export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): Promise<number> {
-  const { rect, frame, masked, source, fill } = work;
+  const { rect, frame, masked, inside, source, fill } = work;
   // Clamped: fill colours are fractional and must round, not truncate.
   const pixels = new Uint8ClampedArray(masked.length * 3);
   const holes = new Uint8Array(masked.length);
   let unfilled = 0;
+  // The farthest an unfilled pixel lies from the unmasked picture: no nearer to what is known.
+  let deepest = 0;
   for (let i = 0; i < masked.length; i += 1) {
     if (masked[i] && source[i] === Source.none) {
       holes[i] = 255;
       unfilled += 1;
+      deepest = Math.max(deepest, inside[i] as number);
     } else if (masked[i]) {
       for (let c = 0; c < 3; c += 1) pixels[i * 3 + c] = fill[i * 3 + c] as number;
     } else {
@@ -63,8 +66,11 @@ export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): 
     }
   }
   if (unfilled === 0) return 0;
-  const picture = { pixels, holes: holes.slice(), width: rect.width, height: rect.height };
-  const filled = await inpaintThick(picture, options);
+  // inpaintThick marks the inside it fills as known: it gets a copy of the holes.
+  const filled =
+    deepest >= THICK
+      ? await inpaintThick({ pixels, holes: holes.slice(), width: rect.width, height: rect.height }, options)
+      : await inpaintPixels(pixels, holes, rect.width, rect.height, options);
   for (let i = 0; i < holes.length; i += 1) {
     if (!holes[i]) continue;
     for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = filled[i * 3 + c] as number;
@@ -76,6 +82,8 @@ export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): 
 /**
  * Inpaints `picture`'s holes; a thick hole (see deep-holes.ts) has its inside filled first at half
  * resolution, from what the half-size picture knows, and the rest at full. `picture` is changed.
+ * The caller skips it where no hole pixel lies THICK from the unmasked picture: the distance
+ * transform then costs a crop for nothing.
  */
 async function inpaintThick(picture: HoledPicture, options: InpaintOptions): Promise<Uint8Array> {
   const { holes, width, height } = picture;

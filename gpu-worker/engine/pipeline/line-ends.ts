@@ -151,16 +151,23 @@ function strokeBrightness({ image, values, rect, y0, y1, cut }: Strokes, from: n
 /** The stroke strength that counts as a letter's: half the median of the letters' own stroke pixels. */
 function lineCut(values: Uint8Array, rect: EdgeRect, x0: number, x1: number, y0: number, y1: number): number {
   const width = rect.x1 - rect.x0;
-  const strong: number[] = [];
+  // The response is a byte: its median is read off a histogram, not a sorted copy.
+  const histogram = new Uint32Array(256);
+  let strong = 0;
   for (let y = y0; y < y1; y += 1) {
     for (let x = x0; x < x1; x += 1) {
       const value = values[(y - rect.y0) * width + (x - rect.x0)] as number;
-      if (value >= MIN_STROKE_CONTRAST) strong.push(value);
+      if (value < MIN_STROKE_CONTRAST) continue;
+      histogram[value] = (histogram[value] as number) + 1;
+      strong += 1;
     }
   }
-  if (strong.length === 0) return Number.POSITIVE_INFINITY;
-  strong.sort((a, b) => a - b);
-  return Math.max(MIN_STROKE_CONTRAST, (strong[strong.length >> 1] as number) * STROKE_SHARE);
+  if (strong === 0) return Number.POSITIVE_INFINITY;
+  // The upper median: the value at index strong >> 1 of the strong values in order.
+  let seen = 0;
+  let median = MIN_STROKE_CONTRAST;
+  while (seen + (histogram[median] as number) <= strong >> 1) seen += histogram[median++] as number;
+  return Math.max(MIN_STROKE_CONTRAST, median * STROKE_SHARE);
 }
 
 /** Per column of `rect`: stroke pixels within the band's rows [y0, y1) and beside it. */
