@@ -1,8 +1,7 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
 import { type FramePools, fillFrame, framePools, type PreviousFill } from "./fill";
-import { finishFill, startFill, type WindowSearcher } from "./fill/fill";
+import { finishFill, motionRegion, startFill, type WindowSearcher } from "./fill/fill";
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
-import { OrderedMotion } from "./fill/ordered-motion";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
 import type { SizedRect } from "./geometry";
 
@@ -222,10 +221,11 @@ async function cleaningPass(
 ): Promise<number> {
   const radius = windowRadius(probe.width, probe.height);
   const window: WindowFrame[] = [];
-  // One motion measurement per pair of consecutive frames, composed for the neighbours; handed out
-  // in an order that keeps each what a frame-by-frame pass measures, however far ahead the pool is.
+  // One motion measurement per pair of consecutive frames and region, composed for the neighbours:
+  // a frame's whole window is measured within its own region (fill's motionRegion) before its search
+  // starts, so the pool's threads never wait for a motion, and a step means the same whoever asked
+  // for it first.
   const chain = new MotionChain();
-  const motions = new OrderedMotion(chain, () => window, radius);
   // Frames without text share one empty mask (neighbours still need one), never written to; shared
   // memory like the pools' buffers, so the pool's threads read it in place.
   const noText = new Uint8Array(new SharedArrayBuffer(probe.width * probe.height));
@@ -252,29 +252,30 @@ async function cleaningPass(
     const center = position - Math.max(0, position - radius);
     // Every VERIFY_EVERY-th frame filled is read again for leftover text (then maybe filled again).
     const verified = cleaned++ % VERIFY_EVERY === 0;
-    motions.started(index);
     const search: WindowSearcher | undefined =
       job &&
-      ((works, ask) => {
-        motions.searching(index, ask.motionRoi, !verified);
-        return job.search({
+      ((works, ask) =>
+        job.search({
           centre: index,
           window: around,
           works,
           search: ask.search,
-          motion: (to) => motions.between(index, to, ask.motionRoi),
-          steps: (first, last) => chain.measured(first, last),
+          steps: region ? chain.measured(index - center, index + around.length - 1 - center, region) : [],
           here: ask.here,
-        });
-      });
+        }));
     const options = {
       windowRadius: radius,
-      motion: (to: number, roi: SizedRect) => motions.between(index, index + to - center, roi),
+      motion: (to: number, roi: SizedRect) => chain.between(around, center, to, roi),
       pools,
     };
     // The previous output is frame index - 1's when that frame has text (it is written just before).
     const previousComing = around[center - 1]?.hasText === true;
-    const fill = startFill(around, center, previousComing, search ? { ...options, search } : options);
+    const { frame, mask } = around[center] as WindowFrame;
+    const region = motionRegion(mask, frame.width, frame.height);
+    const measured = region ? chain.measureSteps(around, region) : Promise.resolve();
+    const fill = measured.then(() =>
+      startFill(around, center, previousComing, search ? { ...options, search } : options),
+    );
     fill.catch(() => undefined); // surfaces when the frame is written, or is dropped with the pass
     return { around, center, options, verified, fill };
   };
@@ -310,8 +311,7 @@ async function cleaningPass(
     );
     if (verified) {
       const leftover = await residualText(ocr, result.frame, item.mask);
-      if (leftover.length === 0) motions.settled(index);
-      else {
+      if (leftover.length > 0) {
         const widened = timedSync("masks", () => {
           const wider = dilate(item.mask, item.frame.width, item.frame.height, WIDEN_PIXELS);
           for (const box of leftover) markTextLine(item.frame, box, wider);
@@ -327,7 +327,6 @@ async function cleaningPass(
         findings.foundAfterCleaning(item.ptsSeconds, stillFound);
       }
     }
-    motions.finished(index);
     picture.written(item.index, result.frame.data);
     releaseFill(previous, pools);
     previous = { frame: result.frame, filledMask: result.synthesized };

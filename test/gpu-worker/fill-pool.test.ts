@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanVideo } from "../../gpu-worker/engine/clean";
 import { cropWork } from "../../gpu-worker/engine/fill/crop";
-import type { IndexedFrame } from "../../gpu-worker/engine/fill/motion-chain";
+import { composeSteps, type IndexedFrame } from "../../gpu-worker/engine/fill/motion-chain";
 import { FillPool, fillPoolSize, type SearchTask } from "../../gpu-worker/engine/fill/pool";
 import type { Homography } from "../../gpu-worker/engine/fill/types";
 import { searchWindow, windowSources } from "../../gpu-worker/engine/fill/window-fill";
@@ -138,28 +138,32 @@ function panFrames(count: number): IndexedFrame[] {
 const panMotion = (from: number, to: number): Homography => [1, 0, 0, 0, 1, PAN_STEP * (from - to), 0, 0, 1];
 
 describe("FillPool", () => {
-  const window = panFrames(5);
-  const centre = 2;
   const search = { radius: 2, maxError: 12, restored: false, movedOnWanted: true };
-  const task = async (motion: SearchTask["motion"]): Promise<SearchTask> => {
+  /** The search of frame `centre` of `window`, its steps those of the tilt. */
+  const task = async (window: IndexedFrame[], centre: number): Promise<SearchTask> => {
     const { frame, mask } = window[centre] as IndexedFrame;
     const works = [await cropWork(frame, mask, { x: 40, y: 100, width: 240, height: 60 })];
+    const steps = window
+      .slice(0, -1)
+      .map(({ index }): [number, Homography] => [index, panMotion(index, index + 1)]);
     const here = () =>
       searchWindow(
         works,
-        windowSources(window, centre, (position) => motion((window[position] as IndexedFrame).index)),
+        windowSources(window, centre, (position) =>
+          composeSteps(centre, position, (at) => panMotion(at, at + 1)),
+        ),
         search,
       );
-    return { centre, window, works, search, motion, steps: () => [], here };
+    return { centre, window, works, search, steps, here };
   };
 
   it("finds in a thread what the search finds here", async () => {
     const pool = new FillPool(1);
     try {
-      const motion = async (to: number) => panMotion(centre, to);
-      const inThread = await task(motion);
+      const window = panFrames(5);
+      const inThread = await task(window, 2);
       const found = await pool.job().search(inThread);
-      const inHere = await task(motion);
+      const inHere = await task(window, 2);
       const expected = await inHere.here();
       expect(found.map((find) => find.unfilled)).toEqual(expected.map((find) => find.unfilled));
       expect(found[0]?.unfilled).toBe(0);
@@ -174,18 +178,18 @@ describe("FillPool", () => {
     }
   });
 
-  it("fails a search whose thread dies mid-way with the thread's error, replaces the thread, and leaves none on close", async () => {
+  it("fails a search whose thread dies before answering with the thread's error, replaces the thread, and leaves none on close", async () => {
     const pool = new FillPool(1);
     const [first] = pool.threadIds();
-    // The thread is waiting for this motion when it is stopped.
-    const crashing = await task(async () => {
-      await pool.crash(first as number);
-      return undefined;
-    });
+    const window = panFrames(5);
+    const crashing = await task(window, 2);
+    // The thread is stopping when the search is sent to it.
+    const stopped = pool.crash(first as number);
     await expect(pool.job().search(crashing)).rejects.toThrow(/fill thread stopped/);
+    await stopped;
     expect(pool.threadIds()).toHaveLength(1);
     expect(pool.threadIds()).not.toContain(first);
-    const found = await pool.job().search(await task(async (to) => panMotion(centre, to)));
+    const found = await pool.job().search(await task(window, 2));
     expect(found[0]?.unfilled).toBe(0);
     await pool.close();
     expect(pool.threadIds()).toEqual([]);
@@ -195,13 +199,12 @@ describe("FillPool", () => {
     const pool = new FillPool(1);
     try {
       const controller = new AbortController();
-      // The motion never comes: only the abort ends the search.
-      const hanging = await task(() => new Promise<Homography | undefined>(() => undefined));
-      const searching = pool.job(controller.signal).search(hanging);
+      const window = panFrames(5);
+      const searching = pool.job(controller.signal).search(await task(window, 2));
       controller.abort();
       await expect(searching).rejects.toMatchObject({ name: "AbortError" });
-      // The thread was told, and takes the next search.
-      const found = await pool.job().search(await task(async (to) => panMotion(centre, to)));
+      // The thread's answer to it is dropped, and it takes the next search.
+      const found = await pool.job().search(await task(window, 2));
       expect(found[0]?.unfilled).toBe(0);
     } finally {
       await pool.close();

@@ -4,7 +4,7 @@ import { fillFromBehind } from "./behind";
 import { fuseSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised } from "./crop";
 import { MotionEstimator } from "./motion";
-import { clip, fillRegions, framePixel, grow, union } from "./regions";
+import { clip, fillRegions, framePixel, grow, maskExtent } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
 import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
 import { steadyFill } from "./steady";
@@ -46,12 +46,11 @@ export interface FillFrameOptions extends FillOptions {
 
 /**
  * The window search for a frame's crops, done by someone else: it fills their `source` and `fill`
- * where the window shows the hole, measuring the motions within `motionRoi` through the `motion`
- * option; or calls `here`, which searches in this thread.
+ * where the window shows the hole; or calls `here`, which searches in this thread.
  */
 export type WindowSearcher = (
   works: CropWork[],
-  ask: { motionRoi: SizedRect; search: WindowSearch; here: () => Promise<WindowFind[]> },
+  ask: { search: WindowSearch; here: () => Promise<WindowFind[]> },
 ) => Promise<WindowFind[]>;
 
 /** Buffers of a whole frame's pixels (RGB) and of a one-byte plane the size of a frame. */
@@ -105,6 +104,45 @@ export async function fillFrame(
   return finishFill(await startFill(window, center, previous !== undefined, options), previous);
 }
 
+/** How far the crops reach past the mask: the ring the sources are checked on and the context the inpainting reads. */
+function cropMargin(settings: Pick<FillSettings, "margin" | "inpaintRadius">): number {
+  return Math.max(settings.margin, RING_WIDTH + 1, settings.inpaintRadius + 1);
+}
+
+/**
+ * Where the camera motion of a frame with this mask is measured: around its crops (the mask's extent
+ * grown by the crops' margin), `motionMargin` further; undefined for a frame without text.
+ */
+export function motionRegion(
+  mask: Uint8Array,
+  width: number,
+  height: number,
+  options: Pick<FillFrameOptions, "margin" | "inpaintRadius" | "motionMargin"> = {},
+): SizedRect | undefined {
+  const extent = maskExtent(mask, width, height);
+  if (!extent) return undefined;
+  const settings = { ...DEFAULTS, ...options };
+  return clip(snapOutwards(grow(extent, cropMargin(settings) + settings.motionMargin)), width, height);
+}
+
+/**
+ * Motion regions are rounded outwards to this grid: a mask whose extent moves by a pixel from one
+ * frame to the next (the letters' soft edges, a box found a pixel lower) measures in the same region
+ * as the frame before, whose steps it then reuses (MotionChain keeps a step per region).
+ */
+const MOTION_GRID = 32;
+
+function snapOutwards(rect: SizedRect): SizedRect {
+  const x = Math.floor(rect.x / MOTION_GRID) * MOTION_GRID;
+  const y = Math.floor(rect.y / MOTION_GRID) * MOTION_GRID;
+  return {
+    x,
+    y,
+    width: Math.ceil((rect.x + rect.width) / MOTION_GRID) * MOTION_GRID - x,
+    height: Math.ceil((rect.y + rect.height) / MOTION_GRID) * MOTION_GRID - y,
+  };
+}
+
 /** A frame whose window was searched (startFill), waiting for the previous output to be finished. */
 export interface StartedFill {
   current: MaskedFrame;
@@ -143,13 +181,10 @@ export async function startFill(
     towardsPrevious: async () => IDENTITY,
     release: () => undefined,
   };
-  // The crop must hold the ring the sources are checked on and the context the inpainting reads.
-  const margin = Math.max(settings.margin, RING_WIDTH + 1, settings.inpaintRadius + 1);
-  const regions = await fillRegions(mask, frame.width, frame.height, margin);
-  if (regions.length === 0) return started;
+  const regions = await fillRegions(mask, frame.width, frame.height, cropMargin(settings));
+  const motionRoi = motionRegion(mask, frame.width, frame.height, settings);
+  if (regions.length === 0 || !motionRoi) return started;
 
-  const roi = regions.reduce(union);
-  const motionRoi = clip(grow(roi, settings.motionMargin), frame.width, frame.height);
   const given = options.motion;
   const estimator = given ? undefined : await MotionEstimator.create(frame, mask, motionRoi);
   const release = () => estimator?.release();
@@ -165,7 +200,7 @@ export async function startFill(
     const motionTo = (index: number, target: MaskedFrame) =>
       given ? given(index, motionRoi) : Promise.resolve(estimator?.track(target.frame, target.mask));
     const here = () => searchWindow(works, windowSources(window, center, motionTo), search);
-    const finds = options.search ? await options.search(works, { motionRoi, search, here }) : await here();
+    const finds = options.search ? await options.search(works, { search, here }) : await here();
     const towardsPrevious = async (previous: PreviousFill) =>
       given
         ? ((await given(center - 1, motionRoi)) ?? IDENTITY)

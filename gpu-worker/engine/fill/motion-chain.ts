@@ -71,14 +71,18 @@ export async function composeSteps(
  * Camera motion across a stream of frames, measured once between each frame and the next and
  * composed for frames further apart: filling a frame from its window's neighbours then needs one
  * optical-flow run per frame instead of one per neighbour (the drift composing adds is taken out by
- * each source's ring alignment, see temporal.ts). A step measured for one region is reused for the
- * next frames' regions, which is right for the whole-frame motion of pans and zooms.
+ * each source's ring alignment, see temporal.ts). A step is kept for each region it was measured in
+ * (around a frame's text): parallax and subjects moving on their own make the motion of one part of
+ * the picture another's, and a frame's sources must line up around its own holes. Regions are
+ * rounded to a coarse grid (fill's motionRegion), so frames whose text stays put share their steps.
  */
 export class MotionChain {
-  /** H(frame i → frame i+1) by i; undefined where the motion could not be trusted. */
-  private readonly steps = new Map<number, Homography | undefined>();
+  /** H(frame i → frame i+1) by i and by the region it was measured in (regionKey); undefined where untrusted. */
+  private readonly steps = new Map<number, Map<string, Homography | undefined>>();
   /** The last step's target frame in grey: usually the next step's source. */
   private lastTarget?: { index: number; grey: GreyRegion };
+  /** The last measureSteps call, which the next waits for. */
+  private measuring: Promise<unknown> = Promise.resolve();
 
   /** The motion from window[from] to window[to], or undefined when a step on the way is unknown. */
   async between(
@@ -90,17 +94,27 @@ export class MotionChain {
     return composeSteps(from, to, (at) => this.step(window, at, roi));
   }
 
-  /** The steps measured from frames `first` to `last` (video indices), null where untrusted. */
-  measured(first: number, last: number): Array<[number, Homography | null]> {
-    const known: Array<[number, Homography | null]> = [];
-    for (const [index, step] of this.steps)
-      if (index >= first && index <= last) known.push([index, step ?? null]);
-    return known;
+  /**
+   * Measures every step between consecutive frames of `frames` within `roi`, those not measured there
+   * yet; calls run one after another, so a step is measured once.
+   */
+  measureSteps(frames: IndexedFrame[], roi: SizedRect): Promise<void> {
+    const measured = this.measuring.then(async () => {
+      for (let at = 0; at + 1 < frames.length; at += 1) await this.step(frames, at, roi);
+    });
+    this.measuring = measured.catch(() => undefined);
+    return measured;
   }
 
-  /** Whether the step from frame `index` (the video's) to the next was measured already. */
-  knows(index: number): boolean {
-    return this.steps.has(index);
+  /** The steps measured within `roi` from frames `first` to `last` (video indices), null where untrusted. */
+  measured(first: number, last: number, roi: SizedRect): Array<[number, Homography | null]> {
+    const known: Array<[number, Homography | null]> = [];
+    const key = regionKey(roi);
+    for (const [index, byRegion] of this.steps) {
+      if (index >= first && index <= last && byRegion.has(key))
+        known.push([index, byRegion.get(key) ?? null]);
+    }
+    return known;
   }
 
   /** Drops the steps of frames before `index`, which left the window. */
@@ -112,7 +126,9 @@ export class MotionChain {
     const from = window[at];
     const to = window[at + 1];
     if (!from || !to) return undefined;
-    if (this.steps.has(from.index)) return this.steps.get(from.index);
+    const known = this.steps.get(from.index);
+    const key = regionKey(roi);
+    if (known?.has(key)) return known.get(key);
     // Timed only when measured, not when read from the chain: the clock's own cost stays small.
     return timed("motion", () => this.measure(from, to, roi));
   }
@@ -130,10 +146,16 @@ export class MotionChain {
     const estimator = await MotionEstimator.create(fromGrey, from.mask, roi);
     try {
       const motion = estimator.track(toGrey, to.mask);
-      this.steps.set(from.index, motion);
+      const byRegion = this.steps.get(from.index) ?? new Map<string, Homography | undefined>();
+      byRegion.set(regionKey(roi), motion);
+      this.steps.set(from.index, byRegion);
       return motion;
     } finally {
       estimator.release();
     }
   }
+}
+
+function regionKey(roi: SizedRect): string {
+  return `${roi.x},${roi.y},${roi.width},${roi.height}`;
 }

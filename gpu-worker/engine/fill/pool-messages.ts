@@ -38,19 +38,10 @@ export interface SearchMessage {
   /** The window around the centre, by video index, consecutive. */
   window: number[];
   centre: number;
-  /** The chain's steps already measured within the window (null: not trusted): motions made of them need no asking. */
+  /** Every step of the motion chain within the window (null: not trusted): the thread composes the motions of them. */
   steps: Array<[number, Homography | null]>;
   crops: SharedCrop[];
   search: WindowSearch;
-}
-
-/** The answer to a thread's MotionAsk; `canceled` when the task was given up (the job failed or was aborted). */
-export interface MotionAnswer {
-  kind: "motion";
-  id: number;
-  ask: number;
-  motion?: Homography;
-  canceled?: boolean;
 }
 
 /** The job ended: the thread forgets its frames. */
@@ -59,15 +50,7 @@ export interface EndMessage {
   job: number;
 }
 
-export type ToThread = SearchMessage | MotionAnswer | EndMessage;
-
-/** The camera motion from the task's centre to frame `to`, which the cleaning thread measures. */
-export interface MotionAsk {
-  kind: "motion";
-  id: number;
-  ask: number;
-  to: number;
-}
+export type ToThread = SearchMessage | EndMessage;
 
 /** A source that lined up, by frame: `restored` when its see-through box's restored pixels were open. */
 export interface SharedAligned {
@@ -95,6 +78,5 @@ export interface ThreadStarted {
 
 export type FromThread =
   | ThreadStarted
-  | MotionAsk
   | { kind: "found"; id: number; crops: FoundCrop[] }
   | { kind: "failed"; id: number; message: string };

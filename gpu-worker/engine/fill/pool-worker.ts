@@ -3,50 +3,32 @@ import { ownThreadId } from "../stage-clock";
 import type { CropWork } from "./crop";
 import { composeSteps, type IndexedFrame } from "./motion-chain";
 import type { FoundCrop, FromThread, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
-import { type Homography, homography } from "./types";
+import type { Homography } from "./types";
 import { searchWindow, windowSources } from "./window-fill";
 
 /**
  * A fill worker thread (started by pool.ts through pool-thread.mjs): searches the window for the
- * crops of the frames it is given, asking the cleaning thread for each camera motion. It never loads
- * OpenCV: the crops' distance maps come with the task.
+ * crops of the frames it is given, with the camera motions composed of the steps sent with them. It
+ * never loads OpenCV: the crops' distance maps come with the task.
  */
 const port = parentPort;
 if (!port) throw new Error("pool-worker.ts runs as a worker thread");
 
 /** Each job's window frames that this thread was sent, by video index. */
 const jobs = new Map<number, Map<number, IndexedFrame>>();
-/** Motion asks waiting for their answer, by task and ask. */
-const asks = new Map<string, { resolve: (motion?: Homography) => void; reject: (error: Error) => void }>();
-let nextAsk = 0;
 
 const post = (message: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-/** A step the task was not sent: the cleaning thread measures it, in its order. */
-class UnknownStep extends Error {}
-
 /**
- * The motion from the task's centre to frame `to`: composed here when the task came with every step
- * on the way (as the chain composes them), otherwise asked for.
+ * The motion from the task's centre to frame `to`, composed of the steps the task came with (as the
+ * chain composes them); the cleaning thread measured every step of the window before sending it.
  */
-async function motionTo(message: SearchMessage, steps: Map<number, Homography | null>, to: number) {
-  try {
-    return await composeSteps(message.centre, to, (at) => {
-      const step = steps.get(at);
-      if (step === undefined) throw new UnknownStep();
-      return step ?? undefined;
-    });
-  } catch (error) {
-    if (!(error instanceof UnknownStep)) throw error;
-    return ask(message.id, to);
-  }
-}
-
-function ask(id: number, to: number): Promise<Homography | undefined> {
-  const ask = nextAsk++;
-  return new Promise((resolve, reject) => {
-    asks.set(`${id}:${ask}`, { resolve, reject });
-    post({ kind: "motion", id, ask, to });
+function motionTo(message: SearchMessage, steps: Map<number, Homography | null>, to: number) {
+  return composeSteps(message.centre, to, (at) => {
+    const step = steps.get(at);
+    if (step === undefined)
+      throw new Error(`the search of frame ${message.centre} was sent no step from frame ${at}`);
+    return step ?? undefined;
   });
 }
 
@@ -113,6 +95,9 @@ async function search(message: SearchMessage): Promise<void> {
   post({ kind: "found", id: message.id, crops }, transfer);
 }
 
+/** The searches sent so far, run one after another. */
+let searching = Promise.resolve();
+
 const tid = ownThreadId();
 if (tid !== undefined) post({ kind: "started", tid });
 
@@ -121,15 +106,14 @@ port.on("message", (message: ToThread) => {
     jobs.delete(message.job);
     return;
   }
-  if (message.kind === "motion") {
-    const key = `${message.id}:${message.ask}`;
-    const waiting = asks.get(key);
-    asks.delete(key);
-    if (message.canceled) waiting?.reject(new Error("canceled"));
-    else waiting?.resolve(message.motion && homography(message.motion));
-    return;
-  }
-  search(message).catch((error: unknown) =>
-    post({ kind: "failed", id: message.id, message: error instanceof Error ? error.message : String(error) }),
+  // One search at a time, in the order sent: the next may already be here while one runs.
+  searching = searching.then(() =>
+    search(message).catch((error: unknown) =>
+      post({
+        kind: "failed",
+        id: message.id,
+        message: error instanceof Error ? error.message : String(error),
+      }),
+    ),
   );
 });

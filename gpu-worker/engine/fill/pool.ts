@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import { followThread, timedSync } from "../stage-clock";
 import type { CropWork } from "./crop";
 import type { IndexedFrame } from "./motion-chain";
-import type { FromThread, MotionAnswer, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
+import type { FromThread, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
 import { fillSource, weightedSource } from "./temporal";
 import { type Homography, homography } from "./types";
 import type { WindowFind, WindowSearch } from "./window-fill";
@@ -39,10 +39,8 @@ export interface SearchTask {
   window: IndexedFrame[];
   works: CropWork[];
   search: WindowSearch;
-  /** The camera motion from the centre to frame `to` (video index), measured by the caller. */
-  motion: (to: number) => Promise<Homography | undefined>;
-  /** The steps of the motion chain measured so far between frames `first` and `last`. */
-  steps: (first: number, last: number) => Array<[number, Homography | null]>;
+  /** Every step of the motion chain within the window, by video index (null: not trusted). */
+  steps: Array<[number, Homography | null]>;
   /** The same search in the calling thread, for when that thread would otherwise wait. */
   here: () => Promise<WindowFind[]>;
 }
@@ -55,21 +53,25 @@ interface Entry {
   reject: (error: unknown) => void;
   /** Given up: the thread's answer, when one comes, is dropped. */
   canceled: boolean;
-  /** The thread it was sent to, and its id there. */
-  thread?: Thread;
-  id?: number;
-  /** The thread's motion asks not answered yet. */
-  asks: Set<number>;
 }
 
 interface Thread {
   worker: Worker;
   /** Frames each job has sent this thread. */
   sent: Map<number, Set<number>>;
-  busy: boolean;
+  /** Searches sent to it and not answered yet. */
+  load: number;
   /** Stops the stage clock counting the thread's CPU as the fill's (once it said who it is). */
   unfollow?: () => void;
 }
+
+/**
+ * Searches a thread holds at once: the one it runs and the next, which it starts as soon as the
+ * first is done. With one, a thread that finished waited for the cleaning thread to hear it (often
+ * in the middle of a frame's seam solve) before it got the next: on real-city it stood idle for
+ * half the cleaning pass.
+ */
+const SENT_AHEAD = 2;
 
 const ENTRY = new URL("./pool-worker.ts", import.meta.url).href;
 const BOOT = new URL("./pool-thread.mjs", import.meta.url);
@@ -85,7 +87,8 @@ const BOOT = new URL("./pool-thread.mjs", import.meta.url);
 export class FillPool {
   private readonly threads: Thread[] = [];
   private readonly queue: Entry[] = [];
-  private readonly running = new Map<number, Entry>();
+  /** Searches sent to a thread, by their id there. */
+  private readonly running = new Map<number, { entry: Entry; thread: Thread }>();
   private nextId = 0;
   private nextJob = 0;
   private closed = false;
@@ -115,24 +118,18 @@ export class FillPool {
     if (this.closed) throw new Error("the fill pool is closed");
     let entry: Entry | undefined;
     const done = new Promise<WindowFind[]>((resolve, reject) => {
-      entry = { job, task, resolve, reject, canceled: false, asks: new Set() };
+      entry = { job, task, resolve, reject, canceled: false };
     });
     const queued = entry as Entry;
     this.queue.push(queued);
     this.pump();
-    // A search sent to a thread is still awaited (and its answer dropped): its motion asks are
-    // answered "canceled", those waiting for their motion too (it may never come: the frames
-    // before it were given up).
+    // A search sent to a thread runs to its end there; its answer is dropped.
     const cancel = (reason: unknown) => {
       if (queued.canceled) return;
       queued.canceled = true;
       queued.reject(reason);
       const waiting = this.queue.indexOf(queued);
       if (waiting >= 0) this.queue.splice(waiting, 1);
-      const { thread, id } = queued;
-      if (thread && id !== undefined)
-        for (const ask of queued.asks) answer(thread, id, ask, { canceled: true });
-      queued.asks.clear();
     };
     return { done, cancel };
   }
@@ -163,20 +160,19 @@ export class FillPool {
   /** Sends waiting searches to free threads. */
   private pump(): void {
     for (const thread of this.threads) {
-      if (thread.busy) continue;
-      const entry = this.queue.shift();
-      if (!entry) return;
-      this.send(entry, thread);
+      while (thread.load < SENT_AHEAD) {
+        const entry = this.queue.shift();
+        if (!entry) return;
+        this.send(entry, thread);
+      }
     }
   }
 
   private send(entry: Entry, thread: Thread): void {
     const id = this.nextId++;
     const { job, task } = entry;
-    entry.thread = thread;
-    entry.id = id;
-    thread.busy = true;
-    this.running.set(id, entry);
+    thread.load += 1;
+    this.running.set(id, { entry, thread });
     const sent = thread.sent.get(job) ?? new Set<number>();
     thread.sent.set(job, sent);
     const frames: SharedFrame[] = [];
@@ -204,7 +200,7 @@ export class FillPool {
       frames,
       window: task.window.map((frame) => frame.index),
       centre: task.centre,
-      steps: task.steps(first, task.window[task.window.length - 1]?.index ?? task.centre),
+      steps: task.steps,
       crops: task.works.map(({ rect, masked, maskedPixels, inside, outside }) => ({
         rect,
         masked,
@@ -220,7 +216,7 @@ export class FillPool {
   private spawn(): Thread {
     // Made as fill, so that handling its messages counts as fill (stage-clock.ts).
     const worker = timedSync("fill", () => new Worker(BOOT, { workerData: { entry: ENTRY } }));
-    const thread: Thread = { worker, sent: new Map(), busy: false };
+    const thread: Thread = { worker, sent: new Map(), load: 0 };
     worker.on("message", (message: FromThread) => this.heard(thread, message));
     worker.on("error", (error) => this.lost(thread, error));
     worker.on("exit", (code) => this.lost(thread, new Error(`A fill thread stopped (exit code ${code}).`)));
@@ -234,31 +230,10 @@ export class FillPool {
       thread.unfollow = followThread(message.tid, "fill");
       return;
     }
-    const entry = this.running.get(message.id);
+    const entry = this.running.get(message.id)?.entry;
     if (!entry) return;
-    if (message.kind === "motion") {
-      const { id, ask } = message;
-      if (entry.canceled) {
-        answer(thread, id, ask, { canceled: true });
-        return;
-      }
-      entry.asks.add(ask);
-      const reply = (motion: Omit<MotionAnswer, "kind" | "id" | "ask">) => {
-        if (entry.asks.delete(ask)) answer(thread, id, ask, motion);
-      };
-      entry.task.motion(message.to).then(
-        (motion) => reply(motion ? { motion } : {}),
-        // The motion's own error fails the search; the thread only hears that it is given up.
-        (error: unknown) => {
-          reply({ canceled: true });
-          entry.canceled = true;
-          entry.reject(error);
-        },
-      );
-      return;
-    }
     this.running.delete(message.id);
-    thread.busy = false;
+    thread.load -= 1;
     if (message.kind === "failed") entry.reject(new Error(`The fill's search failed: ${message.message}`));
     else entry.resolve(message.crops.map((crop, k) => foundInWindow(entry.task, k, crop)));
     this.pump();
@@ -269,8 +244,8 @@ export class FillPool {
     const at = this.threads.indexOf(thread);
     if (at < 0) return;
     thread.unfollow?.();
-    for (const [id, entry] of this.running) {
-      if (entry.thread !== thread) continue;
+    for (const [id, { entry, thread: holder }] of this.running) {
+      if (holder !== thread) continue;
       this.running.delete(id);
       entry.canceled = true;
       entry.reject(error);
@@ -282,15 +257,6 @@ export class FillPool {
     this.threads[at] = this.spawn();
     this.pump();
   }
-}
-
-function answer(
-  thread: Thread,
-  id: number,
-  ask: number,
-  reply: Omit<MotionAnswer, "kind" | "id" | "ask">,
-): void {
-  thread.worker.postMessage({ kind: "motion", id, ask, ...reply } satisfies ToThread);
 }
 
 /** A thread's find for crop `k`, written into the task's crop and its sources taken from the task's window. */
@@ -358,9 +324,7 @@ export class FillJob {
 
   /**
    * Waits for `wanted`, running the job's searches still waiting for a thread here in the
-   * meantime, nearest frame first. A search here pauses while it waits for a motion (which may
-   * wait for `wanted`'s frame): then the next waiting search is taken, so the frame being written
-   * always goes on, whoever took its search.
+   * meantime, nearest frame first (the frame's own, when no thread took it yet).
    */
   async helpUntil<T>(wanted: Promise<T>): Promise<T> {
     let settled = false;
