@@ -78,8 +78,9 @@ const BOOT = new URL("./pool-thread.mjs", import.meta.url);
 
 /**
  * Worker threads that search the window (window-fill.ts) for frames ahead of the one the cleaning
- * thread finishes, one search per thread at a time; searches wait in order for a free thread, and
- * the cleaning thread takes waiting ones back rather than wait itself (FillJob.helpUntil). A thread
+ * thread finishes; each thread runs one search at a time and holds the next (SENT_AHEAD), searches
+ * wait in order for room in a thread, and the cleaning thread takes waiting ones back rather than
+ * wait itself (FillJob.helpUntil). A thread
  * that dies or throws fails the searches it held, and so their jobs, with its error; it is replaced
  * for the next ones. The worker process keeps one pool across jobs; the command line opens one per
  * call.
