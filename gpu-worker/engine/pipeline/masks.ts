@@ -225,7 +225,7 @@ function markGlyphs(
   }
   // A line against the frame's edge may run on past it, its letters cut: the largest growth stands.
   const atEdge = canvas.x0 === 0 || canvas.y0 === 0 || canvas.x1 === width || canvas.y1 === height;
-  const growth = atEdge ? largest : effectGrowth(image, glyphs, canvas, largest);
+  const growth = atEdge ? largest : effectGrowth(image, glyphs, canvas, largest, strokes !== undefined);
   const margin = dilate(glyphs, canvasWidth, canvasHeight, largest);
   // The largest growth closes the inside of letters the cut missed; a smaller one may not.
   if (growth < largest) fillHoles(glyphs, canvas, width, height);
