@@ -2,12 +2,13 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { rgbToYuvFilter } from "../gpu-worker/engine/media/colour";
 import { DEFAULT_CRF, DEFAULT_PRESET } from "../gpu-worker/engine/media/frames";
+import { videoCodecArgs } from "../gpu-worker/engine/media/video-encoder";
 import { FFMPEG } from "./ffmpeg";
 import type { FrameSize } from "./raw-frames";
 
 /** The baselines' outputs are encoded as the engine encodes its own, so only the cleaning differs. */
 export const OUTPUT_ENCODING = [
-  ...["-c:v", "libx264", "-preset", DEFAULT_PRESET, "-crf", String(DEFAULT_CRF), "-pix_fmt", "yuv420p"],
+  ...videoCodecArgs("libx264", { crf: DEFAULT_CRF, preset: DEFAULT_PRESET }),
   ...["-c:a", "copy", "-movflags", "+faststart"],
 ];
 
