@@ -52,8 +52,6 @@ describe("choosing the H.264 encoder", () => {
       "libx264",
       "-preset",
       "veryfast",
-      "-tune",
-      "psnr",
       "-crf",
       "16",
       "-profile:v",

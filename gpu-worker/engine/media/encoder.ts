@@ -15,13 +15,15 @@ import { customerFileInput, ffmpegBinary, startMediaProcess } from "./process";
 import { type VideoEncoder, videoCodecArgs } from "./video-encoder";
 
 /**
- * Constant quality 14, tuned for PSNR (see videoCodecArgs): outside the masks the output stays near
- * or above 42 dB PSNR of the input on the bench's real clips (real-handheld 42.3, real-street 41.5;
- * at 13 with x264's default tuning 41.6 and 41.3), and above 37 dB on real-city's noisy turning
- * shot (36.2), at 1.1 to 1.4 times the input's size (1.0 to 1.4 before). veryfast encodes about
- * twice as fast as medium; slower presets mostly buy a smaller file.
+ * Constant quality 12: outside the masks the output stays near or above 42 dB PSNR of the input on
+ * the bench's real clips (real-handheld 42.2, real-street 41.6; at 13, 41.7 and 41.3), at 1.2 to 1.5
+ * times the input's size (1.0 to 1.4 at 13). `-tune psnr` (adaptive quantisation off) was tried: at
+ * CRF 14 it took real footage 0.3 dB closer to the input than the default at the same size, but on
+ * flat graphics it spends far fewer bits (slide-cta's colour bars: 3.3 dB further from the input
+ * outside the masks, at half the size), and an ad is often both. veryfast encodes about twice as fast
+ * as medium; slower presets mostly buy a smaller file.
  */
-export const DEFAULT_CRF = 14;
+export const DEFAULT_CRF = 12;
 export const DEFAULT_PRESET = "veryfast";
 
 interface EncoderOptions {

@@ -52,11 +52,9 @@ export async function chooseVideoEncoder(
 }
 
 /**
- * The codec arguments: x264 at constant quality (see DEFAULT_CRF), tuned for PSNR. Its default
- * psychovisual tuning spends bits on a look of grain rather than on the input's own pixels; the
- * customer wants those back untouched, and at the same file size `-tune psnr` keeps them 0.3 dB
- * closer. NVENC gets its slowest-but-one preset and constant-quality VBR at the same number; its
- * quality against x264 is not measured yet.
+ * The codec arguments: x264 at constant quality (see DEFAULT_CRF) with its default tuning. NVENC gets
+ * its slowest-but-one preset and constant-quality VBR at the same number; its quality against x264
+ * is not measured yet.
  */
 export function videoCodecArgs(encoder: VideoEncoder, quality: { crf: number; preset: string }): string[] {
   const codec =
@@ -75,7 +73,7 @@ export function videoCodecArgs(encoder: VideoEncoder, quality: { crf: number; pr
           "-b:v",
           "0",
         ]
-      : ["-c:v", "libx264", "-preset", quality.preset, "-tune", "psnr", "-crf", String(quality.crf)];
+      : ["-c:v", "libx264", "-preset", quality.preset, "-crf", String(quality.crf)];
   return [...codec, "-profile:v", "high", "-pix_fmt", "yuv420p"];
 }
 
