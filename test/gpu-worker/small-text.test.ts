@@ -144,6 +144,28 @@ describe("a line whose detector box cut off its first letters", () => {
     return marked / ((area.x1 - area.x0) * (area.y1 - area.y0));
   };
 
+  /** Share of the pixels of `area` brighter (luma) than `luma` that are marked. */
+  const markedBrighterThan = (
+    image: { width: number; data: Uint8Array },
+    mask: Uint8Array,
+    area: typeof AT_C,
+    luma: number,
+  ) => {
+    let bright = 0;
+    let marked = 0;
+    for (let y = area.y0; y < area.y1; y++) {
+      for (let x = area.x0; x < area.x1; x++) {
+        const i = (y * image.width + x) * 3;
+        const value =
+          0.299 * (image.data[i] ?? 0) + 0.587 * (image.data[i + 1] ?? 0) + 0.114 * (image.data[i + 2] ?? 0);
+        if (value <= luma) continue;
+        bright += 1;
+        marked += mask[y * image.width + x] === 255 ? 1 : 0;
+      }
+    }
+    return marked / Math.max(1, bright);
+  };
+
   it("is followed over the faint letters before it, and no further", () => {
     const image = corner();
     const ends = (cutOffEnds(image, ITYNEWS) ?? []).map(({ rect }) => rect);
@@ -159,6 +181,9 @@ describe("a line whose detector box cut off its first letters", () => {
     expect(markedIn(mask, image.width, AT_C)).toBeGreaterThan(0.3);
     expect(markedIn(mask, image.width, ITYNEWS_LETTERS)).toBeGreaterThan(0.6);
     expect(markedIn(mask, image.width, { x0: 0, x1: 76, y0: 20, y1: 60 })).toBe(0);
+    // The white sign behind "@" is brighter than any of the line's letters: its strokes are not
+    // theirs (all of it was marked, and the fill smudged it, while the ends took every stroke).
+    expect(markedBrighterThan(image, mask, AT_C, 240)).toBeLessThan(0.25);
   });
 
   it("is not followed along the picture's own edges", () => {

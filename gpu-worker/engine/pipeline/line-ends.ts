@@ -8,7 +8,9 @@ import { MIN_STROKE_CONTRAST, strokeRadius, strokeResponse } from "./strokes";
  * red door left whole. Past each end of the box, the line is taken to go on while columns carry
  * strokes (strokes.ts) half as strong as its letters' there within the line's rows, few above or
  * below them (letters keep to their band, while poles, window frames and edges in the picture run
- * across it), about as many a column as its letters have, and of their brightness.
+ * across it), about as many a column as its letters have, and of their brightness. Only the strokes
+ * within the range of the letters' brightness are the end's letters: at their strength the stroke
+ * response takes in a white sign behind "@c" too, which was marked whole and smudged by the fill.
  */
 
 /** How far past each end the line is followed, at most, in line heights. */
@@ -37,10 +39,29 @@ const MIN_DENSITY_SHARE = 0.75;
 /** Shorter extensions (line heights) are left to the growth past the box's ends (masks.ts). */
 const MIN_EXTENSION = 0.25;
 
-/** A stretch of letters past a box's end, and the stroke strength of the line's letters at that end. */
+/**
+ * Luma levels past the range of the line's own strokes that a stroke of a cut-off end may lie: the
+ * picture behind a see-through line shifts its letters' brightness a little, a white sign or a pole
+ * behind them (which the stroke response takes in as readily) far more.
+ */
+const BRIGHTNESS_MARGIN = 32;
+/** Share of the line's stroke pixels, at each end of their luma, left out of their range. */
+const BRIGHTNESS_TAIL = 0.05;
+
+/** Luma levels, both included. */
+export interface LumaRange {
+  low: number;
+  high: number;
+}
+
+/**
+ * A stretch of letters past a box's end, with the stroke strength of the line's letters at that end
+ * and the brightness of their strokes (widened by BRIGHTNESS_MARGIN).
+ */
 export interface CutOffEnd {
   rect: SizedRect;
   cut: number;
+  brightness: LumaRange;
 }
 
 /**
@@ -71,8 +92,10 @@ export function cutOffEnds(image: RgbImage, box: SizedRect): CutOffEnd[] | undef
     if (outer === edge) continue;
     const letters = { x0: Math.min(inner, edge), x1: Math.max(inner, edge) };
     const end = endPast(image, band, letters, { x0: Math.min(outer, edge), x1: Math.max(outer, edge) }, step);
-    if (end)
-      ends.push({ rect: { x: end.x0, y: box.y, width: end.x1 - end.x0, height: box.height }, cut: end.cut });
+    if (end) {
+      const rect = { x: end.x0, y: box.y, width: end.x1 - end.x0, height: box.height };
+      ends.push({ rect, cut: end.cut, brightness: end.brightness });
+    }
   }
   return ends;
 }
@@ -87,7 +110,7 @@ function endPast(
   letters: { x0: number; x1: number },
   past: { x0: number; x1: number },
   step: number,
-): (EdgeRect & { cut: number }) | undefined {
+): (EdgeRect & { cut: number; brightness: LumaRange }) | undefined {
   const height = band.y1 - band.y0;
   const beside = Math.round(height * BESIDE);
   const rect = {
@@ -106,15 +129,17 @@ function endPast(
   const from = step < 0 ? rect.x0 + end : past.x0;
   const to = step < 0 ? past.x1 : rect.x0 + end + 1;
   // Kept where it reaches far enough, and its strokes are as dense and as bright as the letters'.
-  const brightness = strokeBrightness(strokes, from, to) - strokeBrightness(strokes, letters.x0, letters.x1);
+  const brighter = strokeBrightness(strokes, from, to) - strokeBrightness(strokes, letters.x0, letters.x1);
   const density = strokeDensity(columns, from - rect.x0, to - rect.x0);
   if (
     to - from < height * MIN_EXTENSION ||
     density < MIN_DENSITY_SHARE * strokeDensity(columns, letters.x0 - rect.x0, letters.x1 - rect.x0) ||
-    !(Math.abs(brightness) <= MAX_BRIGHTNESS_DIFFERENCE)
+    !(Math.abs(brighter) <= MAX_BRIGHTNESS_DIFFERENCE)
   )
     return undefined;
-  return { x0: from, x1: to, y0: band.y0, y1: band.y1, cut };
+  const { low, high } = strokeLumaRange(strokes, letters.x0, letters.x1);
+  const brightness = { low: low - BRIGHTNESS_MARGIN, high: high + BRIGHTNESS_MARGIN };
+  return { x0: from, x1: to, y0: band.y0, y1: band.y1, cut, brightness };
 }
 
 /** Stroke pixels in the band per column, over columns [from, to) of the strip. */
@@ -133,19 +158,39 @@ interface Strokes {
   cut: number;
 }
 
-/** Mean luma of the stroke pixels in the band's rows, columns [from, to) of the frame. */
-function strokeBrightness({ image, values, rect, y0, y1, cut }: Strokes, from: number, to: number): number {
+/** Histogram of the luma of the stroke pixels in the band's rows, columns [from, to) of the frame. */
+function strokeLumas({ image, values, rect, y0, y1, cut }: Strokes, from: number, to: number) {
   const width = rect.x1 - rect.x0;
-  let sum = 0;
+  const histogram = new Uint32Array(256);
   let count = 0;
   for (let y = y0; y < y1; y += 1) {
     for (let x = from; x < to; x += 1) {
       if ((values[(y - rect.y0) * width + (x - rect.x0)] as number) < cut) continue;
-      sum += luma(image.data, (y * image.width + x) * 3);
+      const value = luma(image.data, (y * image.width + x) * 3);
+      histogram[value] = (histogram[value] as number) + 1;
       count += 1;
     }
   }
+  return { histogram, count };
+}
+
+/** Mean luma of the stroke pixels in the band's rows, columns [from, to) of the frame. */
+function strokeBrightness(strokes: Strokes, from: number, to: number): number {
+  const { histogram, count } = strokeLumas(strokes, from, to);
+  let sum = 0;
+  for (let value = 0; value < 256; value += 1) sum += value * (histogram[value] as number);
   return count > 0 ? sum / count : Number.NaN;
+}
+
+/** The luma range of those stroke pixels, less BRIGHTNESS_TAIL of them at each end. */
+function strokeLumaRange(strokes: Strokes, from: number, to: number): LumaRange {
+  const { histogram, count } = strokeLumas(strokes, from, to);
+  const tail = count * BRIGHTNESS_TAIL;
+  let low = 0;
+  for (let seen = histogram[0] as number; seen <= tail && low < 255; ) seen += histogram[++low] as number;
+  let high = 255;
+  for (let seen = histogram[255] as number; seen <= tail && high > 0; ) seen += histogram[--high] as number;
+  return { low, high };
 }
 
 /** The stroke strength that counts as a letter's: half the median of the letters' own stroke pixels. */

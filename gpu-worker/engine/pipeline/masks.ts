@@ -3,8 +3,8 @@ import type { EdgeRect, SizedRect } from "../geometry";
 import { type LineLook, lineSeeThrough, rememberedBox, shadedBox } from "./caption-box";
 import { dilate } from "./dilate";
 import { BACKGROUND_RINGS, effectGrowth, fillHoles } from "./glyph-growth";
-import { ColourHistogram, contains, type RgbImage } from "./image";
-import { cutOffEnds } from "./line-ends";
+import { ColourHistogram, contains, luma, type RgbImage } from "./image";
+import { cutOffEnds, type LumaRange } from "./line-ends";
 import { seeThroughBox } from "./see-through";
 import { MIN_STROKE_CONTRAST, strokeRadius, strokeResponse } from "./strokes";
 
@@ -154,19 +154,23 @@ export function markTextLine(
   // followed past its ends instead (line-ends.ts): where nothing goes on, its ends get the growth
   // measured for the rest; the stretches of a faint line (one marked by its strokes) are marked by
   // their strokes at the strength of the line's letters there, since on a stretch this short a cut
-  // of its own takes in the picture's edges (a sign, a pole) as often as the letters. Solid letters
-  // are found whole, and beside them lit windows pass for letters.
+  // of its own takes in the picture's edges (a sign, a pole) as often as the letters; and only the
+  // strokes as bright as the line's letters are, since at that strength a white sign behind the
+  // letters is taken too. Solid letters are found whole, and beside them lit windows pass for letters.
   const ends = cutOffEnds(image, box);
   const line = markGlyphs(image, box, mask, { endsMeasured: ends?.length === 0 });
   let marked = line.marked;
   if (!line.byStrokes || !ends) return marked;
-  for (const end of ends) marked += markGlyphs(image, end.rect, mask, { strokeCut: end.cut }).marked;
+  for (const end of ends) {
+    marked += markGlyphs(image, end.rect, mask, { strokeCut: end.cut, strokeLuma: end.brightness }).marked;
+  }
   return marked;
 }
 
 /**
  * Marks the letters in `box` by their colour or, over a busy picture, their strokes (see
- * markTextLine); with `strokeCut`, by their strokes at that cut. `endsMeasured`: nothing was found
+ * markTextLine); with `strokeCut`, by their strokes at that cut, and with `strokeLuma` only those
+ * of the brightness the line's letters have (a cut-off end's). `endsMeasured`: nothing was found
  * past the box's ends, which then get the measured growth too. Returns the pixels marked and whether
  * the letters were marked by their strokes.
  */
@@ -174,7 +178,11 @@ function markGlyphs(
   image: RgbImage,
   box: SizedRect,
   mask: Uint8Array,
-  { strokeCut, endsMeasured = false }: { strokeCut?: number; endsMeasured?: boolean } = {},
+  {
+    strokeCut,
+    strokeLuma,
+    endsMeasured = false,
+  }: { strokeCut?: number; strokeLuma?: LumaRange; endsMeasured?: boolean } = {},
 ): { marked: number; byStrokes: boolean } {
   const { width, height, data } = image;
   const textRect = clampRect(box, 0, width, height);
@@ -218,9 +226,9 @@ function markGlyphs(
   const glyphs = new Uint8Array(canvasWidth * canvasHeight);
   for (let y = textRect.y0; y < textRect.y1; y++) {
     for (let x = textRect.x0; x < textRect.x1; x++) {
-      if ((values[(y - textRect.y0) * boxWidth + (x - textRect.x0)] as number) > cut) {
-        glyphs[(y - canvas.y0) * canvasWidth + (x - canvas.x0)] = 255;
-      }
+      if ((values[(y - textRect.y0) * boxWidth + (x - textRect.x0)] as number) <= cut) continue;
+      if (strokeLuma && !withinLuma(data, (y * width + x) * 3, strokeLuma)) continue;
+      glyphs[(y - canvas.y0) * canvasWidth + (x - canvas.x0)] = 255;
     }
   }
   // A line against the frame's edge may run on past it, its letters cut: the largest growth stands.
@@ -245,6 +253,12 @@ function markGlyphs(
     }
   }
   return { marked, byStrokes: strokes !== undefined };
+}
+
+/** Whether the pixel at data[i..i+2] has a luma within `range`. */
+function withinLuma(data: Uint8Array, i: number, range: LumaRange): boolean {
+  const value = luma(data, i);
+  return value >= range.low && value <= range.high;
 }
 
 /** Marks every pixel of `rect`; returns how many were not marked before. */
