@@ -15,9 +15,9 @@ import { customerFileInput, ffmpegBinary, startMediaProcess } from "./process";
 import { type VideoEncoder, videoCodecArgs } from "./video-encoder";
 
 /**
- * Constant quality 12: outside the masks the output stays near or above 42 dB PSNR of the input on
- * the bench's real clips (real-handheld 42.2, real-street 41.6; at 13, 41.7 and 41.3), at 1.2 to 1.5
- * times the input's size (1.0 to 1.4 at 13). `-tune psnr` (adaptive quantisation off) was tried: at
+ * Constant quality 12: outside the masks it keeps the bench's real clips 0.4 to 0.6 dB closer to the
+ * input than 13 did (real-handheld 41.7 → 42.2 dB PSNR; only real-city's noisy turning shot stays
+ * under 42), at 1.2 to 1.5 times the input's size (1.0 to 1.4 at 13). `-tune psnr` (adaptive quantisation off) was tried: at
  * CRF 14 it took real footage 0.3 dB closer to the input than the default at the same size, but on
  * flat graphics it spends far fewer bits (slide-cta's colour bars: 3.3 dB further from the input
  * outside the masks, at half the size), and an ad is often both. veryfast encodes about twice as fast
