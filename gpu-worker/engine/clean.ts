@@ -252,15 +252,20 @@ async function cleaningPass(
     const center = position - Math.max(0, position - radius);
     // Every VERIFY_EVERY-th frame filled is read again for leftover text (then maybe filled again).
     const verified = cleaned++ % VERIFY_EVERY === 0;
+    // Measured once here for the window's steps and handed to the fill; the second try (a widened
+    // mask) works its own out.
+    const { frame, mask } = around[center] as WindowFrame;
+    const region = motionRegion(mask, frame.width, frame.height);
     const search: WindowSearcher | undefined =
       job &&
+      region &&
       ((works, ask) =>
         job.search({
           centre: index,
           window: around,
           works,
           search: ask.search,
-          steps: region ? chain.measured(index - center, index + around.length - 1 - center, region) : [],
+          steps: chain.measured(index - center, index + around.length - 1 - center, region),
           here: ask.here,
         }));
     const options = {
@@ -270,11 +275,13 @@ async function cleaningPass(
     };
     // The previous output is frame index - 1's when that frame has text (it is written just before).
     const previousComing = around[center - 1]?.hasText === true;
-    const { frame, mask } = around[center] as WindowFrame;
-    const region = motionRegion(mask, frame.width, frame.height);
     const measured = region ? chain.measureSteps(around, region) : Promise.resolve();
     const fill = measured.then(() =>
-      startFill(around, center, previousComing, search ? { ...options, search } : options),
+      startFill(around, center, previousComing, {
+        ...options,
+        ...(region ? { motionRoi: region } : {}),
+        ...(search ? { search } : {}),
+      }),
     );
     fill.catch(() => undefined); // surfaces when the frame is written, or is dropped with the pass
     return { around, center, options, verified, fill };

@@ -42,6 +42,11 @@ export interface FillFrameOptions extends FillOptions {
   pools?: FramePools;
   /** Searches the window for the crops elsewhere (a worker thread, fill/pool.ts); default: here, in turn. */
   search?: WindowSearcher;
+  /**
+   * Where the camera motion is measured, when the caller measured the window's steps there already:
+   * motionRegion of the centre frame's mask (with the same options). Default: worked out here.
+   */
+  motionRoi?: SizedRect;
 }
 
 /**
@@ -76,7 +81,7 @@ export interface FillResult {
   synthesized: Uint8Array;
 }
 
-type FillSettings = Required<Omit<FillFrameOptions, "motion" | "pools" | "search">>;
+type FillSettings = Required<Omit<FillFrameOptions, "motion" | "pools" | "search" | "motionRoi">>;
 
 const DEFAULTS = {
   windowRadius: 2,
@@ -182,7 +187,7 @@ export async function startFill(
     release: () => undefined,
   };
   const regions = await fillRegions(mask, frame.width, frame.height, cropMargin(settings));
-  const motionRoi = motionRegion(mask, frame.width, frame.height, settings);
+  const motionRoi = options.motionRoi ?? motionRegion(mask, frame.width, frame.height, settings);
   if (regions.length === 0 || !motionRoi) return started;
 
   const given = options.motion;
