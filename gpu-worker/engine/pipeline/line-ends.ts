@@ -129,7 +129,8 @@ function endPast(
   const from = step < 0 ? rect.x0 + end : past.x0;
   const to = step < 0 ? past.x1 : rect.x0 + end + 1;
   // Kept where it reaches far enough, and its strokes are as dense and as bright as the letters'.
-  const brighter = strokeBrightness(strokes, from, to) - strokeBrightness(strokes, letters.x0, letters.x1);
+  const lettersLumas = strokeLumas(strokes, letters.x0, letters.x1);
+  const brighter = meanLuma(strokeLumas(strokes, from, to)) - meanLuma(lettersLumas);
   const density = strokeDensity(columns, from - rect.x0, to - rect.x0);
   if (
     to - from < height * MIN_EXTENSION ||
@@ -137,7 +138,7 @@ function endPast(
     !(Math.abs(brighter) <= MAX_BRIGHTNESS_DIFFERENCE)
   )
     return undefined;
-  const { low, high } = strokeLumaRange(strokes, letters.x0, letters.x1);
+  const { low, high } = lumaRange(lettersLumas);
   const brightness = { low: low - BRIGHTNESS_MARGIN, high: high + BRIGHTNESS_MARGIN };
   return { x0: from, x1: to, y0: band.y0, y1: band.y1, cut, brightness };
 }
@@ -158,8 +159,13 @@ interface Strokes {
   cut: number;
 }
 
+interface LumaHistogram {
+  histogram: Uint32Array;
+  count: number;
+}
+
 /** Histogram of the luma of the stroke pixels in the band's rows, columns [from, to) of the frame. */
-function strokeLumas({ image, values, rect, y0, y1, cut }: Strokes, from: number, to: number) {
+function strokeLumas({ image, values, rect, y0, y1, cut }: Strokes, from: number, to: number): LumaHistogram {
   const width = rect.x1 - rect.x0;
   const histogram = new Uint32Array(256);
   let count = 0;
@@ -174,17 +180,15 @@ function strokeLumas({ image, values, rect, y0, y1, cut }: Strokes, from: number
   return { histogram, count };
 }
 
-/** Mean luma of the stroke pixels in the band's rows, columns [from, to) of the frame. */
-function strokeBrightness(strokes: Strokes, from: number, to: number): number {
-  const { histogram, count } = strokeLumas(strokes, from, to);
+/** The mean of a luma histogram, NaN when it is empty. */
+function meanLuma({ histogram, count }: LumaHistogram): number {
   let sum = 0;
   for (let value = 0; value < 256; value += 1) sum += value * (histogram[value] as number);
   return count > 0 ? sum / count : Number.NaN;
 }
 
-/** The luma range of those stroke pixels, less BRIGHTNESS_TAIL of them at each end. */
-function strokeLumaRange(strokes: Strokes, from: number, to: number): LumaRange {
-  const { histogram, count } = strokeLumas(strokes, from, to);
+/** The range of a luma histogram, less BRIGHTNESS_TAIL of its count at each end. */
+function lumaRange({ histogram, count }: LumaHistogram): LumaRange {
   const tail = count * BRIGHTNESS_TAIL;
   let low = 0;
   for (let seen = histogram[0] as number; seen <= tail && low < 255; ) seen += histogram[++low] as number;
