@@ -1,5 +1,5 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
-import { type FramePools, fillFrame, framePools, type PreviousFill } from "./fill";
+import { type FramePools, fillFrame, forgetTiles, framePools, type PreviousFill } from "./fill";
 import { finishFill, motionRegion, startFill, type WindowSearcher } from "./fill/fill";
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
@@ -101,16 +101,22 @@ type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean };
 function releaseFrame(item: WindowFrame, pools: FramePools): void {
   pools.pictures.give(item.frame.data);
   if (!item.hasText) return;
-  pools.planes.give(item.mask);
-  if (item.behind) pools.planes.give(item.behind);
-  if (item.textOnly) pools.planes.give(item.textOnly);
+  givePlane(item.mask, pools);
+  if (item.behind) givePlane(item.behind, pools);
+  if (item.textOnly) givePlane(item.textOnly, pools);
 }
 
 /** Gives a fill's output back to the pools once it is encoded and no longer the previous fill. */
 function releaseFill(fill: PreviousFill | undefined, pools: FramePools): void {
   if (!fill) return;
   pools.pictures.give(fill.frame.data);
-  pools.planes.give(fill.filledMask);
+  givePlane(fill.filledMask, pools);
+}
+
+/** Gives a mask-sized plane back, forgetting what the fill knew of it as a mask (forgetTiles). */
+function givePlane(plane: Uint8Array, pools: FramePools): void {
+  forgetTiles(plane);
+  pools.planes.give(plane);
 }
 
 /**

@@ -18,7 +18,7 @@ import { maskExtent } from "../../gpu-worker/engine/fill/regions";
 import { movingNearHole } from "../../gpu-worker/engine/fill/ring-change";
 import { project } from "../../gpu-worker/engine/fill/sample";
 import { fillSource } from "../../gpu-worker/engine/fill/temporal";
-import { boxIsMasked, fullTiles } from "../../gpu-worker/engine/fill/tiles";
+import { boxIsMasked, forgetTiles, fullTiles } from "../../gpu-worker/engine/fill/tiles";
 import { homography, IDENTITY, MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
 import type { SizedRect } from "../../gpu-worker/engine/geometry";
 import { dilate } from "../../gpu-worker/engine/pipeline/dilate";
@@ -995,6 +995,17 @@ describe("the block test of the far-frame search", () => {
       if (seed % 4 === 0) expect(boxIsMasked(tiles, 0, 0, 9, 6)).toBe(true);
     }
     expect(masked).toBeGreaterThan(boxes.length * 10);
+  });
+
+  it("summarises a mask buffer anew once it is forgotten, as when a pool hands it out for another frame", () => {
+    const width = 16;
+    const height = 8;
+    const buffer = new Uint8Array(width * height).fill(255);
+    expect(boxIsMasked(fullTiles(buffer, width, height), 0, 0, 3, 3)).toBe(true);
+    // The buffer comes back as the mask of a frame whose text is elsewhere.
+    buffer.fill(0);
+    forgetTiles(buffer);
+    expect(boxIsMasked(fullTiles(buffer, width, height), 0, 0, 3, 3)).toBe(false);
   });
 });
 

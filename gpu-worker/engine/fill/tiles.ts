@@ -34,6 +34,14 @@ export function fullTiles(mask: Uint8Array, width: number, height: number): Full
 }
 
 /**
+ * Drops the mask's summary: to be called before its buffer is given back to a pool, since the buffer
+ * comes back as another frame's mask and a summary is looked up by the buffer, not by its contents.
+ */
+export function forgetTiles(mask: Uint8Array): void {
+  summaries.delete(mask);
+}
+
+/**
  * Whether every pixel of the box [left, right] × [top, bottom] (inclusive, frame pixels) that lies
  * inside the frame falls in a full tile: then no point landing in the box sees past the mask.
  */
