@@ -158,6 +158,8 @@ export interface StartedFill {
   finds: WindowFind[];
   /** The camera motion from the centre frame to the previous output. */
   towardsPrevious: (previous: PreviousFill) => Promise<Homography>;
+  /** The text mask of the frame before, where the window has it: where the previous output is a fill too. */
+  previousMask?: Uint8Array;
   /** Frees what the fill holds outside V8's heap (the motion estimator), whether or not it finished. */
   release: () => void;
 }
@@ -177,9 +179,11 @@ export async function startFill(
   const current = window[center];
   if (!current) throw new RangeError(`window has no frame ${center}`);
   const { frame, mask } = current;
+  const previousMask = window[center - 1]?.mask;
   const started = {
     current,
     settings,
+    ...(previousMask ? { previousMask } : {}),
     ...(options.pools ? { pools: options.pools } : {}),
     works: [],
     finds: [],
@@ -253,10 +257,13 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
       if (settings.fuse) fuseSeams(work, estimateRing(work, aligned, RING_WIDTH), settings.maxAlignmentError);
       if (previous && settings.steady) {
         towardsPrevious ??= await started.towardsPrevious(previous);
-        steadyFill(work, previous, towardsPrevious, {
-          ringWidth: RING_WIDTH,
-          maxError: settings.maxAlignmentError,
-        });
+        steadyFill(
+          work,
+          previous,
+          towardsPrevious,
+          { ringWidth: RING_WIDTH, maxError: settings.maxAlignmentError },
+          started.previousMask,
+        );
       }
       writeFill(work, output, synthesized, current.mask);
     }

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { type CropWork, cropWork } from "../../gpu-worker/engine/fill/crop";
+import { steadyFill } from "../../gpu-worker/engine/fill/steady";
+import { IDENTITY, type RgbFrame } from "../../gpu-worker/engine/fill/types";
+
+// The steady step on its own: a frame's fill against the previous output, the camera still.
+const width = 96;
+const height = 64;
+const hole = { x: 32, y: 24, width: 32, height: 16 };
+
+function picture(value: (x: number, y: number) => number): RgbFrame {
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) data.fill(value(x, y), (y * width + x) * 3, (y * width + x) * 3 + 3);
+  }
+  return { width, height, data };
+}
+
+function holeMask(): Uint8Array {
+  const mask = new Uint8Array(width * height);
+  for (let y = hole.y; y < hole.y + hole.height; y += 1)
+    mask.fill(255, y * width + hole.x, y * width + hole.x + hole.width);
+  return mask;
+}
+
+/** The crop's fill set to the picture with a lump of `step` levels in the middle of the hole. */
+async function filledWithLump(frame: RgbFrame, mask: Uint8Array, step: number): Promise<CropWork> {
+  const work = await cropWork(frame, mask, { x: 16, y: 8, width: 64, height: 48 });
+  for (const i of work.maskedPixels) {
+    const x = work.rect.x + (i % work.rect.width);
+    const y = work.rect.y + Math.floor(i / work.rect.width);
+    const lump = Math.abs(x - 48) < 6 && Math.abs(y - 32) < 4 ? step : 0;
+    for (let c = 0; c < 3; c += 1)
+      work.fill[i * 3 + c] = (frame.data[(y * width + x) * 3 + c] as number) + lump;
+  }
+  return work;
+}
+
+/** The mean step left at the lump's centre after steadyFill. */
+function lumpLeft(work: CropWork, frame: RgbFrame): number {
+  const i = (32 - work.rect.y) * work.rect.width + (48 - work.rect.x);
+  return (work.fill[i * 3] as number) - (frame.data[(32 * width + 48) * 3] as number);
+}
+
+const check = { ringWidth: 4, maxError: 12 };
+
+describe("holding the fill steady", () => {
+  const smooth = picture((x, y) => 100 + x / 4 + y / 8);
+  const textured = picture((x, y) => 128 + 60 * Math.sin(x / 1.3) * Math.cos(y / 1.7));
+
+  it("pulls a lump in a smooth fill halfway back to the previous fill, however large", async () => {
+    const mask = holeMask();
+    const work = await filledWithLump(smooth, mask, 40);
+    steadyFill(work, { frame: smooth, filledMask: new Uint8Array(width * height) }, IDENTITY, check, mask);
+    expect(lumpLeft(work, smooth)).toBeCloseTo(20, 0);
+  });
+
+  it("leaves a large step on texture as this frame has it: there it is a subject that moved", async () => {
+    const mask = holeMask();
+    const work = await filledWithLump(textured, mask, 40);
+    steadyFill(work, { frame: textured, filledMask: new Uint8Array(width * height) }, IDENTITY, check, mask);
+    expect(lumpLeft(work, textured)).toBeCloseTo(40, 0);
+  });
+
+  it("leaves a large step on smooth picture where the previous output was that frame itself, not a fill", async () => {
+    // The text arrived on this frame: the previous output is a frame as filmed, noise and all.
+    const work = await filledWithLump(smooth, holeMask(), 40);
+    steadyFill(
+      work,
+      { frame: smooth, filledMask: new Uint8Array(width * height) },
+      IDENTITY,
+      check,
+      new Uint8Array(width * height),
+    );
+    expect(lumpLeft(work, smooth)).toBeCloseTo(40, 0);
+  });
+});
