@@ -1,6 +1,7 @@
 import type { CropWork } from "./crop";
 import { localShifts, projectShifted } from "./local-shift";
 import { meanGrey, sampleBicubic } from "./sample";
+import { scratchPlane } from "./scratch";
 import type { PreviousFill } from "./stabilise";
 import { alignedSources, fillSource } from "./temporal";
 import { type Homography, MARGIN_PIXEL, type RgbFrame } from "./types";
@@ -52,16 +53,17 @@ export function steadyFill(
   const lined = alignedSources(work, [whole], check.ringWidth, check.maxError)[0]?.source;
   if (!lined) return;
   const shift = localShifts(work, lined);
-  const smoothness = smoothnessOf(work);
+  const grey = greyOf(work);
   const { rect, maskedPixels, fill } = work;
   const point = { x: 0, y: 0 };
   const sample = new Float32Array(3);
-  for (let k = 0; k < maskedPixels.length; k += 1) {
-    const i = maskedPixels[k] as number;
+  for (const i of maskedPixels) {
     const row = Math.floor(i / rect.width);
     projectShifted(lined.motion, shift, rect.x + i - row * rect.width, rect.y + row, point);
     if (!sampleBicubic(lined.frame, undefined, point.x, point.y, sample, 0)) continue;
-    const smooth = wasFilled(previousMask, lined.frame, point) ? (smoothness[k] as number) : 0;
+    const smooth = wasFilled(previousMask, lined.frame, point)
+      ? smoothnessAt(grey, rect.width, rect.height, i)
+      : 0;
     let apart = 0;
     for (let c = 0; c < 3; c += 1) {
       apart = Math.max(apart, Math.abs((sample[c] as number) - (fill[i * 3 + c] as number)));
@@ -93,32 +95,33 @@ function wasFilled(
 }
 
 /**
- * Per masked pixel (in maskedPixels' order), how smooth the fill is there: 1 at or under
- * SMOOTH_TEXTURE, 0 at or over TEXTURED (and on the crop's border), linear between.
+ * The grey of the crop as it will be written: the fill where masked, the frame elsewhere, taken
+ * before any pixel is averaged. A scratch plane (see scratch.ts): read only within steadyFill.
  */
-function smoothnessOf(work: CropWork): Float32Array {
-  const { rect, frame, masked, maskedPixels, fill } = work;
-  const { width, height } = rect;
-  // Grey of the picture as it will be: the fill where masked, the frame elsewhere.
-  const grey = new Float32Array(width * height);
-  for (let row = 0; row < height; row += 1) {
-    for (let column = 0; column < width; column += 1) {
-      const i = row * width + column;
+function greyOf(work: CropWork): Float32Array {
+  const { rect, frame, masked, fill } = work;
+  const grey = scratchPlane("steady grey", rect.width * rect.height);
+  for (let row = 0; row < rect.height; row += 1) {
+    for (let column = 0; column < rect.width; column += 1) {
+      const i = row * rect.width + column;
       grey[i] = masked[i]
         ? ((fill[i * 3] as number) + (fill[i * 3 + 1] as number) + (fill[i * 3 + 2] as number)) / 3
         : meanGrey(frame.data, (rect.y + row) * frame.width + rect.x + column);
     }
   }
-  const smoothness = new Float32Array(maskedPixels.length);
-  for (let k = 0; k < maskedPixels.length; k += 1) {
-    const i = maskedPixels[k] as number;
-    const row = Math.floor(i / width);
-    const column = i - row * width;
-    if (column === 0 || row === 0 || column === width - 1 || row === height - 1) continue;
-    const texture =
-      Math.abs((grey[i + 1] as number) - (grey[i - 1] as number)) +
-      Math.abs((grey[i + width] as number) - (grey[i - width] as number));
-    smoothness[k] = Math.min(1, Math.max(0, (TEXTURED - texture) / (TEXTURED - SMOOTH_TEXTURE)));
-  }
-  return smoothness;
+  return grey;
+}
+
+/**
+ * How smooth the picture is at crop pixel i of a `width` x `height` grey plane: 1 at or under
+ * SMOOTH_TEXTURE, 0 at or over TEXTURED (and on the crop's border), linear between.
+ */
+function smoothnessAt(grey: Float32Array, width: number, height: number, i: number): number {
+  const row = Math.floor(i / width);
+  const column = i - row * width;
+  if (column === 0 || row === 0 || column === width - 1 || row === height - 1) return 0;
+  const texture =
+    Math.abs((grey[i + 1] as number) - (grey[i - 1] as number)) +
+    Math.abs((grey[i + width] as number) - (grey[i - width] as number));
+  return Math.min(1, Math.max(0, (TEXTURED - texture) / (TEXTURED - SMOOTH_TEXTURE)));
 }
