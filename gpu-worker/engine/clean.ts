@@ -361,6 +361,9 @@ async function cleaningPass(
     if (job) startReady(lastArrived, ended);
     while (next <= lastArrived && ready(next, lastArrived, ended)) {
       await emit(next++);
+      // Frames written, not frames read: a text frame waits for its window and the frames read
+      // ahead of it (25 at 720p), which on a short ad is most of the pass.
+      report("cleaning", next / Math.max(1, probe.frameCount));
       while ((window[0]?.index ?? next) < next - radius) releaseFrame(window.shift() as WindowFrame, pools);
       chain.forget(window[0]?.index ?? next);
     }
@@ -392,7 +395,6 @@ async function cleaningPass(
     });
     lastArrived = frame.index;
     await emitReady(lastArrived, false);
-    report("cleaning", (frame.index + 1) / Math.max(1, probe.frameCount));
   }
   await emitReady(lastArrived, true);
   return residualLines;

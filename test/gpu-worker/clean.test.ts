@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -220,13 +220,51 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
+const FRAME_BYTES = WIDTH * HEIGHT * 3;
+
+/**
+ * Bytes that the encoder of `output` (the ffmpeg reading our frames on its stdin) has read so far,
+ * from its /proc/<pid>/io; synchronous, for a progress callback.
+ */
+function encoderBytesRead(output: string): number {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (!args.includes("pipe:0") || !args.some((arg) => arg.startsWith(output))) continue;
+      return Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${name}/io`, "utf8"))?.[1]);
+    } catch {
+      // The process ended between the listing and the reading.
+    }
+  }
+  return Number.NaN;
+}
+
 describe("cleanVideo on a panning clip with a caption", () => {
   let summary: Awaited<ReturnType<typeof cleanVideo>>;
   let area: SizedRect;
+  const cleaningReports: Array<{ fraction: number; framesRead: number }> = [];
 
   beforeAll(async () => {
     area = await captionArea(SALE);
-    summary = await cleanVideo(file("caption.mp4"), file("caption-clean.mp4"), { ocr });
+    const output = file("caption-clean.mp4");
+    summary = await cleanVideo(file("caption.mp4"), output, {
+      ocr,
+      onProgress: (stage, fraction) => {
+        if (stage === "cleaning")
+          cleaningReports.push({ fraction, framesRead: encoderBytesRead(output) / FRAME_BYTES });
+      },
+    });
+  });
+
+  it("counts the cleaning stage's progress by the frames written, not read", () => {
+    // A caption frame is written only after its window's frames are read (20 here, and a few more):
+    // progress by frames read said 100 % with the last 21 frames of this clip still to fill.
+    expect(cleaningReports.at(-1)?.fraction).toBe(1);
+    for (const { fraction, framesRead } of cleaningReports) {
+      // The frame just written may still be in the pipe.
+      expect(framesRead, `at ${fraction}`).toBeGreaterThanOrEqual(fraction * 75 - 1);
+    }
   });
 
   it("erases the caption: the detector finds no text where the input had it", async () => {
