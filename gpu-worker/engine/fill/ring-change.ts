@@ -13,6 +13,30 @@ const MOVING_CHANGE = 8;
 /** ...when it is also this many times the ring's median change (resampled fine texture changes too). */
 const MOVING_OVER_TYPICAL = 1.5;
 
+const rings = new WeakMap<CropWork, Uint32Array>();
+
+/**
+ * The crop's pixels on which the change is measured, found once per crop: up to RING_DEPTH outside
+ * the hole, in every other column (a block's verdict averages hundreds of ring pixels, and half of
+ * them decide it as well at half the samples: all five real clips within 0.07 dB of every column).
+ * Each source of the window is measured on them, once or twice, and the ring is a few thousand of
+ * the crop's tens of thousands of pixels: walking the whole crop per source was most of this check's
+ * CPU on a band as wide as the frame.
+ */
+function ringPixels(work: CropWork): Uint32Array {
+  const known = rings.get(work);
+  if (known) return known;
+  const { rect, outside } = work;
+  const picked: number[] = [];
+  for (let i = 0; i < outside.length; i += 1) {
+    const distance = outside[i] as number;
+    if (distance > 0 && distance <= RING_DEPTH && !((i % rect.width) & 1)) picked.push(i);
+  }
+  const pixels = Uint32Array.from(picked);
+  rings.set(work, pixels);
+  return pixels;
+}
+
 /**
  * Where the picture just around the hole differs in another frame (`source`, aligned by its motion;
  * its own text is not looked at) beyond what the camera's motion explains: a subject moving or
@@ -26,26 +50,22 @@ export function movingNearHole(
   work: CropWork,
   { frame: source, mask, motion, shift }: FillSource,
 ): ((cropPixel: number) => boolean) | undefined {
-  const { rect, frame, outside } = work;
+  const { rect, frame } = work;
+  const ring = ringPixels(work);
   const grid = blockGrid(rect.width, rect.height);
   const { across, down } = grid;
   // Per block: the sum of its ring pixels' change, and their count.
   const sums = new Float64Array(across * down * 2);
-  // Read only up to `sampled`, within this call: a scratch plane, not a crop-sized allocation per source
+  // Read only up to `sampled`, within this call: a scratch plane, not an allocation per source
   // (twice per source where it is nudged).
-  const changes = scratchPlane("ring changes", outside.length);
+  const changes = scratchPlane("ring changes", ring.length);
   let sampled = 0;
   let total = 0;
   const point = { x: 0, y: 0 };
   const sample = new Float32Array(3);
-  for (let i = 0; i < outside.length; i += 1) {
-    const distance = outside[i] as number;
-    if (distance <= 0 || distance > RING_DEPTH) continue;
+  for (const i of ring) {
     const row = Math.floor(i / rect.width);
     const column = i - row * rect.width;
-    // Every other column: a block's verdict averages hundreds of ring pixels, and half of them
-    // decide it as well at half the samples (all five real clips within 0.07 dB of every column).
-    if (column & 1) continue;
     const x = rect.x + column;
     const y = rect.y + row;
     projectShifted(motion, shift, x, y, point);
