@@ -179,6 +179,42 @@ describe("a see-through box", () => {
     expect(error / restored / 3).toBeLessThan(3);
   });
 
+  it("gives back the picture up to its true edge, and keeps the picture outside it, within the found edge's margin", () => {
+    // The box found 3 px wider than drawn, as chroma bleed makes it; a smooth picture behind, within
+    // what the box could show (brighter, the margin's pixels would be taken for letters).
+    const smooth: Paint = (x, y) => {
+      const value = 70 + 30 * Math.sin(x / 23) * Math.cos(y / 17);
+      return [Math.round(value), Math.round(0.8 * value + 20), Math.round(0.5 * value + 30)];
+    };
+    const data = new Uint8Array(WIDTH * HEIGHT * 3);
+    for (let y = 0; y < HEIGHT; y++) {
+      for (let x = 0; x < WIDTH; x++) {
+        const inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1;
+        const colour = smooth(x, y).map((v) => (inBox ? Math.round(v * 0.45) : v));
+        data.set(isLetter(x, y) ? [255, 255, 255] : colour, (y * WIDTH + x) * 3);
+      }
+    }
+    const image = { width: WIDTH, height: HEIGHT, data };
+    const found = { x0: box.x0 - 3, y0: box.y0 - 3, x1: box.x1 + 3, y1: box.y1 + 3 };
+    const behind = new Uint8Array(WIDTH * HEIGHT);
+    expect(seeThroughBox(image, found, text, { scale: 0.45, offset: [0, 0, 0] }, behind, 2)).toBe(true);
+    // Every pixel of the found box's top and bottom rows, across the box's middle: the margin outside the
+    // drawn box, then the drawn box's edge rows.
+    for (const y of [found.y0, found.y0 + 2, box.y0, box.y0 + 4, box.y1 - 1, found.y1 - 1]) {
+      for (let x = box.x0 + 20; x < box.x1 - 20; x++) {
+        const p = y * WIDTH + x;
+        expect(behind[p], `(${x}, ${y}) given back`).toBe(255);
+        const truth = smooth(x, y);
+        for (let c = 0; c < 3; c++) {
+          expect(
+            Math.abs((data[p * 3 + c] as number) - (truth[c] as number)),
+            `(${x}, ${y})`,
+          ).toBeLessThanOrEqual(3);
+        }
+      }
+    }
+  });
+
   it("gives back the picture between the letters too, not just around the line", () => {
     const image = boxed(0.5);
     const behind = new Uint8Array(WIDTH * HEIGHT);

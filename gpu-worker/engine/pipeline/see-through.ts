@@ -258,7 +258,84 @@ export function seeThroughBox(
       behind[p] = 255;
     }
   }
+  restoreEdgeBand(image, { box, inner, grown }, behind, restore);
   return true;
+}
+
+/**
+ * Largest difference (levels, any channel) between neighbours across which the edge band is given
+ * back: from the inside out, an edge pixel restored and the restored pixel inward of it; from the
+ * outside in, an edge pixel and the picture's pixel beside it outside. Past the box's true edge a
+ * pixel restores to the picture brightened by 1 / scale (2.2 times under black at 0.55), and inside
+ * it a pixel is that much darker than the picture beside the box: both far off, where the picture's
+ * own steps between neighbours mostly stay under it. Measured at 8, 12, 20 and 30 (inside the masks):
+ * real-street +0.57, +0.86, +0.99 and +1.00 dB, real-portrait -0.01, -0.01, -0.07 and -0.22 dB, its
+ * flicker 0.11, 0.13, 0.16 and 0.21 (0.12 before): its hook's box lies on a moving face, where a
+ * looser test restores rim pixels its neighbours' frames fill more steadily.
+ */
+const EDGE_CONTINUITY = 12;
+
+/**
+ * Gives back the box's edge band (between `box` and `inner`: the found edge has a margin for the
+ * colour's bleed, and the box's true edge lies somewhere in it), in each column of the top and bottom
+ * bands and each row of the side bands: from the outside in, the pixels that continue the picture
+ * beside the box, as they are (the box does not reach them); from the inside out, the pixels whose
+ * restoration continues the restored one inward of it. Left to the fill, the whole band was
+ * inpainted from the picture outside and the restored one inside, and what lay across the edge came
+ * out cut flat with a soft glow over it (real-street's cloth lying across its band's top edge: the
+ * band's true edge 3 px inside the one found, and the 3 px above it the picture as it was).
+ */
+function restoreEdgeBand(
+  image: RgbImage,
+  { box, inner, grown }: { box: EdgeRect; inner: EdgeRect; grown: Uint8Array },
+  behind: Uint8Array,
+  restore: (pixel: number, channel: number) => number,
+): void {
+  const { width, data } = image;
+  const boxWidth = box.x1 - box.x0;
+  const restored = [0, 0, 0];
+  // Each band: along which axis it runs, its span along it, and the line it starts from going out.
+  const bands = [
+    { rows: true, span: [inner.x0, inner.x1], first: inner.y0 - 1, last: box.y0, step: -1 },
+    { rows: true, span: [inner.x0, inner.x1], first: inner.y1, last: box.y1 - 1, step: 1 },
+    { rows: false, span: [inner.y0, inner.y1], first: inner.x0 - 1, last: box.x0, step: -1 },
+    { rows: false, span: [inner.y0, inner.y1], first: inner.x1, last: box.x1 - 1, step: 1 },
+  ];
+  for (const { rows, span, first, last, step } of bands) {
+    for (let along = span[0] as number; along < (span[1] as number); along++) {
+      // From the outside in: pixels the box does not reach, as the picture beside the box shows.
+      for (let into = last; (first - into) * step <= 0; into -= step) {
+        const x = rows ? along : into;
+        const y = rows ? into : along;
+        const p = y * width + x;
+        const outward = rows ? p + step * width : p + step;
+        if (outward < 0 || outward >= behind.length || (rows ? false : Math.abs((outward % width) - x) > 1))
+          break;
+        if (grown[(y - box.y0) * boxWidth + (x - box.x0)]) break;
+        let apart = 0;
+        for (let c = 0; c < 3; c++) {
+          apart = Math.max(apart, Math.abs((data[p * 3 + c] as number) - (data[outward * 3 + c] as number)));
+        }
+        if (apart > EDGE_CONTINUITY) break;
+        behind[p] = 255;
+      }
+      for (let out = first; (out - last) * step <= 0; out += step) {
+        const x = rows ? along : out;
+        const y = rows ? out : along;
+        const p = y * width + x;
+        const inward = rows ? p - step * width : p - step;
+        if (!behind[inward] || grown[(y - box.y0) * boxWidth + (x - box.x0)]) break;
+        let apart = 0;
+        for (let c = 0; c < 3; c++) {
+          restored[c] = restore(p, c);
+          apart = Math.max(apart, Math.abs((restored[c] as number) - (data[inward * 3 + c] as number)));
+        }
+        if (apart > EDGE_CONTINUITY) break;
+        for (let c = 0; c < 3; c++) data[p * 3 + c] = restored[c] as number;
+        behind[p] = 255;
+      }
+    }
+  }
 }
 
 /** Share of the picture's restored values, at each end, that the halo test counts as outliers. */
