@@ -291,7 +291,7 @@ function restoreEdgeBand(
   behind: Uint8Array,
   restore: (pixel: number, channel: number) => number,
 ): void {
-  const { width, data } = image;
+  const { width, height, data } = image;
   const boxWidth = box.x1 - box.x0;
   const restored = [0, 0, 0];
   // Each band: along which axis it runs, its span along it, and the line it starts from going out.
@@ -308,9 +308,10 @@ function restoreEdgeBand(
         const x = rows ? along : into;
         const y = rows ? into : along;
         const p = y * width + x;
-        const outward = rows ? p + step * width : p + step;
-        if (outward < 0 || outward >= behind.length || (rows ? false : Math.abs((outward % width) - x) > 1))
-          break;
+        const outwardX = rows ? x : x + step;
+        const outwardY = rows ? y + step : y;
+        if (outwardX < 0 || outwardY < 0 || outwardX >= width || outwardY >= height) break;
+        const outward = outwardY * width + outwardX;
         if (grown[(y - box.y0) * boxWidth + (x - box.x0)]) break;
         let apart = 0;
         for (let c = 0; c < 3; c++) {
