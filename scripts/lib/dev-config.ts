@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -16,9 +16,14 @@ export function parseDevVars(text: string): DevVars {
   return vars;
 }
 
-/** The local dev config (.dev.vars): created with random secrets on first run, never committed. */
-export function ensureDevVars(): DevVars {
-  if (!existsSync(DEV_VARS_PATH)) {
+/**
+ * The local dev config (.dev.vars): created with random secrets on first run, never committed.
+ * Stacks started together on a fresh checkout (the e2e tests) race to create it: the file is
+ * written aside and linked into place, which fails if another got there first, so every stack
+ * (and the wrangler it starts) reads the one file that won, whole.
+ */
+export function ensureDevVars(filePath = DEV_VARS_PATH): DevVars {
+  if (!existsSync(filePath)) {
     const secret = () => randomBytes(32).toString("base64url");
     const lines = [
       "# Written by `npm start` on first run with random secrets. Never commit this file.",
@@ -26,14 +31,22 @@ export function ensureDevVars(): DevVars {
       `WORKER_SECRET=${secret()}`,
       `DATA_KEY=${randomBytes(32).toString("base64")}`,
     ];
-    writeFileSync(DEV_VARS_PATH, `${lines.join("\n")}\n`, { mode: 0o600 });
+    const draftPath = `${filePath}.${process.pid}.draft`;
+    writeFileSync(draftPath, `${lines.join("\n")}\n`, { mode: 0o600 });
+    try {
+      linkSync(draftPath, filePath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    } finally {
+      rmSync(draftPath, { force: true });
+    }
   }
-  return readDevVars();
+  return readDevVars(filePath);
 }
 
-export function readDevVars(): DevVars {
-  if (!existsSync(DEV_VARS_PATH)) return {};
-  return parseDevVars(readFileSync(DEV_VARS_PATH, "utf8"));
+export function readDevVars(filePath = DEV_VARS_PATH): DevVars {
+  if (!existsSync(filePath)) return {};
+  return parseDevVars(readFileSync(filePath, "utf8"));
 }
 
 export function edgePort(): number {
