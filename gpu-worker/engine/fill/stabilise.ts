@@ -1,8 +1,9 @@
 import { type CropWork, Source } from "./crop";
+import { localShifts, type ShiftField } from "./local-shift";
 import type { MotionEstimator } from "./motion";
 import { framePixel } from "./regions";
 import { isStatic } from "./sample";
-import { alignedSources, fillFromSources, fillSource, weightedSource } from "./temporal";
+import { alignedSources, type FillSource, fillFromSources, fillSource, weightedSource } from "./temporal";
 import { type Homography, IDENTITY, type RgbFrame } from "./types";
 
 /** The previous frame's output, so pixels no frame shows keep the fill they had (no flicker). */
@@ -21,6 +22,38 @@ const FRESH_SHARE = 0.3;
 /** The motion from the centre frame to the previous output, estimated on what it did not synthesise. */
 export function previousMotion(previous: PreviousFill, motion: MotionEstimator): Homography {
   return motion.track(previous.frame, previous.filledMask) ?? IDENTITY;
+}
+
+/** The previous output lined up with a crop (see linedUpPrevious). */
+export interface LinedUpPrevious {
+  /** The previous output, its camera motion corrected on the ring around the hole. */
+  source: FillSource;
+  weight: number;
+  /** Its nudges block by block, where something beside the hole moves on its own. */
+  shift?: ShiftField;
+}
+
+const linedUp = new WeakMap<CropWork, { previous: PreviousFill; lined?: LinedUpPrevious }>();
+
+/**
+ * The previous output lined up with the crop as the window's sources are: the camera motion
+ * corrected on the unmasked ring around the hole (undefined where it does not line up there: a cut,
+ * a picture that moved on), then nudged block by block as the ring moved (localShifts: a subject
+ * moving beside the caption). Found once per crop: the carry-over and the steadying both take it.
+ */
+export function linedUpPrevious(
+  work: CropWork,
+  previous: PreviousFill,
+  motion: Homography,
+  check: { ringWidth: number; maxError: number },
+): LinedUpPrevious | undefined {
+  const known = linedUp.get(work);
+  if (known?.previous === previous) return known.lined;
+  const whole = fillSource(previous, motion, 1, undefined);
+  const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError)[0];
+  const lined = aligned && { ...aligned, shift: localShifts(work, aligned.source) };
+  linedUp.set(work, { previous, lined });
+  return lined;
 }
 
 /**
@@ -42,16 +75,15 @@ export function carryOver(
   check: { ringWidth: number; maxError: number; movedOn: boolean },
 ): { carried: number; settle: () => void } {
   const still = isStatic(motion, work.rect);
-  const whole = fillSource(previous, motion, 1, undefined);
-  const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError);
+  const lined = linedUpPrevious(work, previous, motion, check);
+  const aligned = lined ? [weightedSource(lined.source, lined.weight)] : [];
   if (check.movedOn) return { carried: 0, settle: () => easeIn(work, aligned) };
-  const seen = aligned.map(({ source, weight }) =>
-    weightedSource(
-      fillSource(source, source.motion, source.distance, still ? undefined : previous.filledMask),
-      weight,
-    ),
-  );
-  fillFromSources(work, seen, Source.previous);
+  if (lined) {
+    const { source, weight, shift } = lined;
+    const mask = still ? undefined : previous.filledMask;
+    const seen = fillSource(source, source.motion, source.distance, mask, shift);
+    fillFromSources(work, [weightedSource(seen, weight)], Source.previous);
+  }
   const { rect, source: sources } = work;
   let carried = 0;
   for (let i = 0; i < sources.length; i += 1) {

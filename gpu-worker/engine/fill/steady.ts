@@ -1,9 +1,8 @@
 import type { CropWork } from "./crop";
-import { localShifts, projectShifted } from "./local-shift";
+import { projectShifted } from "./local-shift";
 import { meanGrey, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
-import type { PreviousFill } from "./stabilise";
-import { alignedSources, fillSource } from "./temporal";
+import { linedUpPrevious, type PreviousFill } from "./stabilise";
 import { type Homography, MARGIN_PIXEL, type RgbFrame } from "./types";
 
 /**
@@ -49,10 +48,9 @@ export function steadyFill(
   check: { ringWidth: number; maxError: number },
   previousMask?: Uint8Array,
 ): void {
-  const whole = fillSource(previous, motion, 1, undefined);
-  const lined = alignedSources(work, [whole], check.ringWidth, check.maxError)[0]?.source;
-  if (!lined) return;
-  const shift = localShifts(work, lined);
+  const linedUp = linedUpPrevious(work, previous, motion, check);
+  if (!linedUp) return;
+  const { source: lined, shift } = linedUp;
   const grey = greyOf(work);
   const { rect, maskedPixels, fill } = work;
   const point = { x: 0, y: 0 };

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { cropWork } from "../../gpu-worker/engine/fill/crop";
+import { carryOver } from "../../gpu-worker/engine/fill/stabilise";
+import { IDENTITY, type RgbFrame } from "../../gpu-worker/engine/fill/types";
+
+// The carry-over on its own: a hole no neighbour showed, given what the previous output had there,
+// under a still camera while a subject on one side of the hole moves on its own.
+const width = 128;
+const height = 80;
+const hole = { x: 16, y: 34, width: 96, height: 12 };
+/** The subject: everything right of this column, 3 px further right than on the previous frame. */
+const subjectFrom = 64;
+const subjectStep = 3;
+
+const texture = (x: number, y: number) =>
+  128 + 50 * Math.sin(x / 2.3) * Math.cos(y / 3.1) + 30 * Math.sin((x + y) / 5.7);
+
+function picture(value: (x: number, y: number) => number): RgbFrame {
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) data.fill(value(x, y), (y * width + x) * 3, (y * width + x) * 3 + 3);
+  }
+  return { width, height, data };
+}
+
+function holeMask(): Uint8Array {
+  const mask = new Uint8Array(width * height);
+  for (let y = hole.y; y < hole.y + hole.height; y += 1)
+    mask.fill(255, y * width + hole.x, y * width + hole.x + hole.width);
+  return mask;
+}
+
+describe("carrying the previous output into a hole no neighbour showed", () => {
+  it("carries the part beside a moving subject along with it, not where it was", async () => {
+    const previous = picture(texture);
+    const current = picture((x, y) => (x < subjectFrom ? texture(x, y) : texture(x - subjectStep, y)));
+    const mask = holeMask();
+    const work = await cropWork(current, mask, { x: 0, y: 14, width, height: 52 });
+    const { carried } = carryOver(
+      work,
+      { frame: previous, filledMask: new Uint8Array(width * height) },
+      IDENTITY,
+      { ringWidth: 4, maxError: 12, movedOn: false },
+    );
+    expect(carried).toBe(hole.width * hole.height);
+    // Mean error of the carried fill against the current picture, on the subject's side of the hole
+    // (a block in from the edge where the two sides meet).
+    let error = 0;
+    let count = 0;
+    for (const i of work.maskedPixels) {
+      const x = work.rect.x + (i % work.rect.width);
+      const y = work.rect.y + Math.floor(i / work.rect.width);
+      if (x < subjectFrom + 16) continue;
+      error += Math.abs((work.fill[i * 3] as number) - (current.data[(y * width + x) * 3] as number));
+      count += 1;
+    }
+    // Left where it was on the previous frame, the subject's texture is off by about 30 levels.
+    expect(error / count).toBeLessThan(6);
+  });
+});
