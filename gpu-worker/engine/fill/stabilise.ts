@@ -33,7 +33,10 @@ export interface LinedUpPrevious {
   shift?: ShiftField;
 }
 
-const linedUp = new WeakMap<CropWork, { previous: PreviousFill; lined?: LinedUpPrevious }>();
+const linedUp = new WeakMap<
+  CropWork,
+  { previous: PreviousFill; motion: Homography; lined?: LinedUpPrevious }
+>();
 
 /**
  * The previous output lined up with the crop as the window's sources are: the camera motion
@@ -48,17 +51,18 @@ export function linedUpPrevious(
   check: { ringWidth: number; maxError: number },
 ): LinedUpPrevious | undefined {
   const known = linedUp.get(work);
-  if (known?.previous === previous) return known.lined;
+  if (known?.previous === previous && known.motion === motion) return known.lined;
   const whole = fillSource(previous, motion, 1, undefined);
   const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError)[0];
   const lined = aligned && { ...aligned, shift: localShifts(work, aligned.source) };
-  linedUp.set(work, { previous, lined });
+  linedUp.set(work, { previous, motion, lined });
   return lined;
 }
 
 /**
  * Gives the masked pixels no neighbour showed what the previous output has there, warped by the
- * camera motion, when the unmasked ring around the hole still matches it (no cut, nothing moved in).
+ * camera motion and nudged as the ring moved (linedUpPrevious), when the unmasked ring around the
+ * hole still matches it (no cut, nothing moved in).
  * Background seen in earlier frames is always carried over, and so is a synthesised fill while the
  * background is static: the fill then stays identical from frame to frame. Over a moving background a
  * carried synthesised fill would slide under the text as a stale smear, so those pixels are inpainted
