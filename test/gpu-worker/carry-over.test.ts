@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { cropWork } from "../../gpu-worker/engine/fill/crop";
 import { carryOver } from "../../gpu-worker/engine/fill/stabilise";
-import { IDENTITY, type RgbFrame } from "../../gpu-worker/engine/fill/types";
+import { IDENTITY } from "../../gpu-worker/engine/fill/types";
+import { boxMask, greyPicture } from "../helpers/pictures";
 
 // The carry-over on its own: a hole no neighbour showed, given what the previous output had there,
 // under a still camera while a subject on one side of the hole moves on its own.
@@ -15,20 +16,8 @@ const subjectStep = 3;
 const texture = (x: number, y: number) =>
   128 + 50 * Math.sin(x / 2.3) * Math.cos(y / 3.1) + 30 * Math.sin((x + y) / 5.7);
 
-function picture(value: (x: number, y: number) => number): RgbFrame {
-  const data = new Uint8Array(width * height * 3);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) data.fill(value(x, y), (y * width + x) * 3, (y * width + x) * 3 + 3);
-  }
-  return { width, height, data };
-}
-
-function holeMask(): Uint8Array {
-  const mask = new Uint8Array(width * height);
-  for (let y = hole.y; y < hole.y + hole.height; y += 1)
-    mask.fill(255, y * width + hole.x, y * width + hole.x + hole.width);
-  return mask;
-}
+const picture = (value: (x: number, y: number) => number) => greyPicture(width, height, value);
+const holeMask = () => boxMask(width, height, hole);
 
 describe("carrying the previous output into a hole no neighbour showed", () => {
   it("carries the part beside a moving subject along with it, not where it was", async () => {

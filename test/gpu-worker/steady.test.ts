@@ -2,26 +2,15 @@ import { describe, expect, it } from "vitest";
 import { type CropWork, cropWork } from "../../gpu-worker/engine/fill/crop";
 import { steadyFill } from "../../gpu-worker/engine/fill/steady";
 import { IDENTITY, type RgbFrame } from "../../gpu-worker/engine/fill/types";
+import { boxMask, greyPicture } from "../helpers/pictures";
 
 // The steady step on its own: a frame's fill against the previous output, the camera still.
 const width = 96;
 const height = 64;
 const hole = { x: 32, y: 24, width: 32, height: 16 };
 
-function picture(value: (x: number, y: number) => number): RgbFrame {
-  const data = new Uint8Array(width * height * 3);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) data.fill(value(x, y), (y * width + x) * 3, (y * width + x) * 3 + 3);
-  }
-  return { width, height, data };
-}
-
-function holeMask(): Uint8Array {
-  const mask = new Uint8Array(width * height);
-  for (let y = hole.y; y < hole.y + hole.height; y += 1)
-    mask.fill(255, y * width + hole.x, y * width + hole.x + hole.width);
-  return mask;
-}
+const picture = (value: (x: number, y: number) => number) => greyPicture(width, height, value);
+const holeMask = () => boxMask(width, height, hole);
 
 /** The crop's fill set to the picture with a lump of `step` levels in the middle of the hole. */
 async function filledWithLump(frame: RgbFrame, mask: Uint8Array, step: number): Promise<CropWork> {
