@@ -32,8 +32,8 @@ export function ensureDevVars(filePath = DEV_VARS_PATH): DevVars {
       `DATA_KEY=${randomBytes(32).toString("base64")}`,
     ];
     const draftPath = `${filePath}.${process.pid}.draft`;
-    writeFileSync(draftPath, `${lines.join("\n")}\n`, { mode: 0o600 });
     try {
+      writeFileSync(draftPath, `${lines.join("\n")}\n`, { mode: 0o600 });
       linkSync(draftPath, filePath);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
