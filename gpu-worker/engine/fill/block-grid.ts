@@ -1,3 +1,5 @@
+import type { SizedRect } from "../geometry";
+
 /** Side of the blocks a crop's per-block measures are kept in, in pixels (a power of two: BLOCK_SHIFT). */
 export const BLOCK_SHIFT = 4;
 export const BLOCK = 1 << BLOCK_SHIFT;
@@ -24,33 +26,74 @@ export function blockWeights(): BlockWeights {
 }
 
 /**
- * Where crop pixel (column, row) lies between the centres of the blocks of an `across` × `down` grid:
- * a measure read this way changes smoothly across the crop, where one read per block draws the
- * blocks' squares into whatever it decides.
+ * Where a crop's pixels lie between the centres of its blocks, worked out once per axis: a measure
+ * read this way changes smoothly across the crop, where one read per block draws the blocks' squares
+ * into whatever it decides. The fill reads shift fields and block verdicts at every masked pixel for
+ * every source, and the divisions and clamps, done per pixel, were most of a read.
  */
-export function weighBlocks(
-  across: number,
-  down: number,
-  column: number,
-  row: number,
-  into: BlockWeights,
-): void {
-  const fx = Math.min(Math.max((column - BLOCK / 2 + 0.5) / BLOCK, 0), across - 1);
-  const fy = Math.min(Math.max((row - BLOCK / 2 + 0.5) / BLOCK, 0), down - 1);
-  const x0 = Math.floor(fx);
-  const y0 = Math.floor(fy);
-  const x1 = x0 + 1 < across ? x0 + 1 : x0;
-  const y1 = y0 + 1 < down ? y0 + 1 : y0;
-  const tx = fx - x0;
-  const ty = fy - y0;
-  into.k00 = y0 * across + x0;
-  into.k10 = y0 * across + x1;
-  into.k01 = y1 * across + x0;
-  into.k11 = y1 * across + x1;
-  into.w00 = (1 - tx) * (1 - ty);
-  into.w10 = tx * (1 - ty);
-  into.w01 = (1 - tx) * ty;
-  into.w11 = tx * ty;
+export class BlockAxes {
+  readonly across: number;
+  readonly down: number;
+  private readonly columns: { low: Int32Array; high: Int32Array; t: Float64Array };
+  private readonly rows: { low: Int32Array; high: Int32Array; t: Float64Array };
+
+  constructor(width: number, height: number) {
+    ({ across: this.across, down: this.down } = blockGrid(width, height));
+    this.columns = axis(width, this.across);
+    this.rows = axis(height, this.down);
+  }
+
+  /** The four blocks around crop pixel (column, row), which must lie inside the crop, and their bilinear weights. */
+  weigh(column: number, row: number, into: BlockWeights): void {
+    const { columns, rows, across } = this;
+    const x0 = columns.low[column] as number;
+    const x1 = columns.high[column] as number;
+    const y0 = rows.low[row] as number;
+    const y1 = rows.high[row] as number;
+    const tx = columns.t[column] as number;
+    const ty = rows.t[row] as number;
+    into.k00 = y0 * across + x0;
+    into.k10 = y0 * across + x1;
+    into.k01 = y1 * across + x0;
+    into.k11 = y1 * across + x1;
+    into.w00 = (1 - tx) * (1 - ty);
+    into.w10 = tx * (1 - ty);
+    into.w01 = (1 - tx) * ty;
+    into.w11 = tx * ty;
+  }
+}
+
+/** The blocks either side of each of `size` positions along an axis of `blocks`, and the share of the way to the second. */
+function axis(size: number, blocks: number): { low: Int32Array; high: Int32Array; t: Float64Array } {
+  const low = new Int32Array(size);
+  const high = new Int32Array(size);
+  const t = new Float64Array(size);
+  for (let position = 0; position < size; position += 1) {
+    const f = Math.min(Math.max((position - BLOCK / 2 + 0.5) / BLOCK, 0), blocks - 1);
+    const first = Math.floor(f);
+    low[position] = first;
+    high[position] = first + 1 < blocks ? first + 1 : first;
+    t[position] = f - first;
+  }
+  return { low, high, t };
+}
+
+const axesOf = new WeakMap<SizedRect, BlockAxes>();
+// The crop asked for last: asked again for each pixel and source, one comparison answers it.
+let lastRect: SizedRect | undefined;
+let lastAxes: BlockAxes | undefined;
+
+/** The BlockAxes of a crop, made once per crop rectangle. */
+export function blockAxes(rect: SizedRect): BlockAxes {
+  if (rect === lastRect && lastAxes) return lastAxes;
+  let axes = axesOf.get(rect);
+  if (!axes) {
+    axes = new BlockAxes(rect.width, rect.height);
+    axesOf.set(rect, axes);
+  }
+  lastRect = rect;
+  lastAxes = axes;
+  return axes;
 }
 
 /** The per-block `values` read at the place `weights` describe. */
@@ -60,6 +103,22 @@ export function readBlocks(values: Float32Array, weights: BlockWeights): number 
     weights.w10 * (values[weights.k10] as number) +
     weights.w01 * (values[weights.k01] as number) +
     weights.w11 * (values[weights.k11] as number)
+  );
+}
+
+/** The per-block `values` read at point `k` of a table of four blocks and four weights a point (as weigh() fills them). */
+export function readBlocksAt(
+  values: Float32Array,
+  blocks: Int32Array,
+  weights: Float64Array,
+  k: number,
+): number {
+  const at = k * 4;
+  return (
+    (weights[at] as number) * (values[blocks[at] as number] as number) +
+    (weights[at + 1] as number) * (values[blocks[at + 1] as number] as number) +
+    (weights[at + 2] as number) * (values[blocks[at + 2] as number] as number) +
+    (weights[at + 3] as number) * (values[blocks[at + 3] as number] as number)
   );
 }
 

@@ -1,5 +1,13 @@
 import type { SizedRect } from "../geometry";
-import { BLOCK_SHIFT, blockGrid, blockWeights, readBlocks, sumAround, weighBlocks } from "./block-grid";
+import {
+  BLOCK_SHIFT,
+  blockAxes,
+  blockGrid,
+  blockWeights,
+  readBlocks,
+  readBlocksAt,
+  sumAround,
+} from "./block-grid";
 import type { CropWork } from "./crop";
 import { meanGrey as grey, project } from "./sample";
 import type { FillSource } from "./temporal";
@@ -48,7 +56,7 @@ const weights = blockWeights();
 
 /** Adds the field's shift at centre-frame pixel (x, y) to `point`. */
 function addShift(field: ShiftField, x: number, y: number, point: { x: number; y: number }): void {
-  weighBlocks(field.across, field.down, x - field.rect.x, y - field.rect.y, weights);
+  blockAxes(field.rect).weigh(x - field.rect.x, y - field.rect.y, weights);
   point.x += readBlocks(field.dx, weights);
   point.y += readBlocks(field.dy, weights);
 }
@@ -72,6 +80,9 @@ interface RingPoints {
   gx: Float32Array;
   gy: Float32Array;
   block: Int32Array;
+  /** Each point's four blocks and their weights (BlockAxes), four to a point: the field is read there at every step. */
+  blocks: Int32Array;
+  blockWeights: Float64Array;
 }
 
 /**
@@ -109,7 +120,10 @@ function ringPoints(work: CropWork, across: number): RingPoints {
     gx: new Float32Array(picked.length),
     gy: new Float32Array(picked.length),
     block: new Int32Array(picked.length),
+    blocks: new Int32Array(picked.length * 4),
+    blockWeights: new Float64Array(picked.length * 4),
   };
+  const axes = blockAxes(rect);
   picked.forEach((i, k) => {
     const column = i % rect.width;
     const row = (i - column) / rect.width;
@@ -122,6 +136,9 @@ function ringPoints(work: CropWork, across: number): RingPoints {
     points.gx[k] = (grey(frame.data, pixel + 1) - grey(frame.data, pixel - 1)) / 2;
     points.gy[k] = (grey(frame.data, pixel + frame.width) - grey(frame.data, pixel - frame.width)) / 2;
     points.block[k] = (row >> BLOCK_SHIFT) * across + (column >> BLOCK_SHIFT);
+    axes.weigh(column, row, weights);
+    points.blocks.set([weights.k00, weights.k10, weights.k01, weights.k11], k * 4);
+    points.blockWeights.set([weights.w00, weights.w10, weights.w01, weights.w11], k * 4);
   });
   ringsOf.set(work, points);
   return points;
@@ -151,24 +168,26 @@ export function localShifts(work: CropWork, source: FillSource, seed?: ShiftFiel
     reach: 0,
   };
   const sums = new Float64Array(blocks * MOMENTS);
-  const point = { x: 0, y: 0 };
   const { width, height } = source.frame;
   const sourceData = source.frame.data;
   const { mask } = source;
+  // Where the camera motion alone takes each point: the steps only change the field added to it.
+  const carried = projectedPoints(points, source.motion);
+  const { blocks: around, blockWeights: aroundWeights } = points;
   const measure = () => {
     sums.fill(0);
     for (let k = 0; k < points.x.length; k += 1) {
-      const x = points.x[k] as number;
-      const y = points.y[k] as number;
-      projectShifted(source.motion, field, x, y, point);
+      // The field read between the block centres, as addShift reads it (the same sums in the same order).
+      const px = (carried[k * 2] as number) + readBlocksAt(field.dx, around, aroundWeights, k);
+      const py = (carried[k * 2 + 1] as number) + readBlocksAt(field.dy, around, aroundWeights, k);
       // Bilinear, in grey: a step needs the error, not the sharp sample the fill takes.
-      if (!(point.x >= 0 && point.y >= 0 && point.x < width - 1 && point.y < height - 1)) continue;
-      const left = Math.floor(point.x);
-      const top = Math.floor(point.y);
+      if (!(px >= 0 && py >= 0 && px < width - 1 && py < height - 1)) continue;
+      const left = Math.floor(px);
+      const top = Math.floor(py);
       const tap = top * width + left;
       if (mask && (mask[tap] || mask[tap + 1] || mask[tap + width] || mask[tap + width + 1])) continue;
-      const tx = point.x - left;
-      const ty = point.y - top;
+      const tx = px - left;
+      const ty = py - top;
       const sampled =
         (grey(sourceData, tap) * (1 - tx) + grey(sourceData, tap + 1) * tx) * (1 - ty) +
         (grey(sourceData, tap + width) * (1 - tx) + grey(sourceData, tap + width + 1) * tx) * ty;
@@ -233,6 +252,18 @@ export function localShifts(work: CropWork, source: FillSource, seed?: ShiftFiel
   }
   field.reach = Math.ceil(field.reach);
   return moved ? field : undefined;
+}
+
+/** Where `motion` takes each of the ring's points, x and y interleaved. */
+function projectedPoints(points: RingPoints, motion: Homography): Float64Array {
+  const moved = new Float64Array(points.x.length * 2);
+  const point = { x: 0, y: 0 };
+  for (let k = 0; k < points.x.length; k += 1) {
+    project(motion, points.x[k] as number, points.y[k] as number, point);
+    moved[k * 2] = point.x;
+    moved[k * 2 + 1] = point.y;
+  }
+  return moved;
 }
 
 /** Each block's mean squared error over its 3x3 neighbourhood, `empty` where no ring pixel was measured. */

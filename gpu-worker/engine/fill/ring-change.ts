@@ -1,4 +1,4 @@
-import { BLOCK_SHIFT, blockGrid, blockWeights, readBlocks, sumAround, weighBlocks } from "./block-grid";
+import { BLOCK_SHIFT, blockAxes, blockGrid, blockWeights, readBlocks, sumAround } from "./block-grid";
 import type { CropWork } from "./crop";
 import { projectShifted } from "./local-shift";
 import { sampleBicubic } from "./sample";
@@ -101,9 +101,10 @@ export function movingNearHole(
   // Judged per pixel on the change interpolated between block centres: a verdict per block drew its
   // squares into the fill, where a source taken in one block and left in the next met.
   const weights = blockWeights();
+  const axes = blockAxes(rect);
   return (cropPixel) => {
     const row = Math.floor(cropPixel / rect.width);
-    weighBlocks(across, down, cropPixel - row * rect.width, row, weights);
+    axes.weigh(cropPixel - row * rect.width, row, weights);
     return readBlocks(nearChange, weights) > threshold;
   };
 }
