@@ -72,7 +72,7 @@ export function movingNearHole(
     const x = rect.x + column;
     const y = rect.y + row;
     projectShifted(motion, shift, x, y, point);
-    if (!sampleBilinear(source, mask, point.x, point.y, sample, 0)) continue;
+    if (!sampleBilinear(source, mask, point, sample)) continue;
     const here = (y * frame.width + x) * 3;
     let change = 0;
     for (let c = 0; c < 3; c += 1) {

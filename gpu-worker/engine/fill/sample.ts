@@ -101,17 +101,15 @@ export function sampleBicubic(
 }
 
 /**
- * Bilinear sample of `frame` at (x, y) into out[at..at+2]: a quarter of the bicubic's taps, for
+ * Bilinear sample of `frame` at `point` into out[0..2]: a quarter of the bicubic's taps, for
  * measures that average many pixels rather than pictures that are shown. False when the point's
  * four taps are not all inside the frame and clear of `blocked`.
  */
 export function sampleBilinear(
   frame: RgbFrame,
   blocked: Uint8Array | undefined,
-  x: number,
-  y: number,
+  { x, y }: { x: number; y: number },
   out: Float32Array,
-  at: number,
 ): boolean {
   const { width, height, data } = frame;
   if (!(x >= 0 && y >= 0 && x < width - 1 && y < height - 1)) return false;
@@ -132,7 +130,7 @@ export function sampleBilinear(
   const c = a + width * 3;
   const d = c + 3;
   for (let channel = 0; channel < 3; channel += 1) {
-    out[at + channel] =
+    out[channel] =
       w00 * (data[a + channel] as number) +
       w10 * (data[b + channel] as number) +
       w01 * (data[c + channel] as number) +
