@@ -32,15 +32,15 @@ export function blockWeights(): BlockWeights {
  * every source, and the divisions and clamps, done per pixel, were most of a read.
  */
 export class BlockAxes {
-  readonly across: number;
-  readonly down: number;
+  private readonly across: number;
   private readonly columns: { low: Int32Array; high: Int32Array; t: Float64Array };
   private readonly rows: { low: Int32Array; high: Int32Array; t: Float64Array };
 
   constructor(width: number, height: number) {
-    ({ across: this.across, down: this.down } = blockGrid(width, height));
-    this.columns = axis(width, this.across);
-    this.rows = axis(height, this.down);
+    const { across, down } = blockGrid(width, height);
+    this.across = across;
+    this.columns = axis(width, across);
+    this.rows = axis(height, down);
   }
 
   /** The four blocks around crop pixel (column, row), which must lie inside the crop, and their bilinear weights. */
