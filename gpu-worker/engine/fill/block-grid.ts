@@ -78,22 +78,16 @@ function axis(size: number, blocks: number): { low: Int32Array; high: Int32Array
   return { low, high, t };
 }
 
-const axesOf = new WeakMap<SizedRect, BlockAxes>();
-// The crop asked for last: asked again for each pixel and source, one comparison answers it.
-let lastRect: SizedRect | undefined;
-let lastAxes: BlockAxes | undefined;
+// The crop size asked for last: asked again for each pixel and source of a crop, one comparison
+// answers it; another size makes new axes, a few hundred numbers.
+let lastAxes: { width: number; height: number; axes: BlockAxes } | undefined;
 
-/** The BlockAxes of a crop, made once per crop rectangle. */
+/** The BlockAxes of a crop of `rect`'s size. */
 export function blockAxes(rect: SizedRect): BlockAxes {
-  if (rect === lastRect && lastAxes) return lastAxes;
-  let axes = axesOf.get(rect);
-  if (!axes) {
-    axes = new BlockAxes(rect.width, rect.height);
-    axesOf.set(rect, axes);
+  if (lastAxes?.width !== rect.width || lastAxes.height !== rect.height) {
+    lastAxes = { width: rect.width, height: rect.height, axes: new BlockAxes(rect.width, rect.height) };
   }
-  lastRect = rect;
-  lastAxes = axes;
-  return axes;
+  return lastAxes.axes;
 }
 
 /** The per-block `values` read at the place `weights` describe. */
