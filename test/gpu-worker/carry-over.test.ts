@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cropWork } from "../../gpu-worker/engine/fill/crop";
-import { carryOver } from "../../gpu-worker/engine/fill/stabilise";
+import { carryOver, linedUpPrevious } from "../../gpu-worker/engine/fill/stabilise";
 import { IDENTITY } from "../../gpu-worker/engine/fill/types";
 import { boxMask, greyPicture } from "../helpers/pictures";
 
@@ -25,12 +25,9 @@ describe("carrying the previous output into a hole no neighbour showed", () => {
     const current = picture((x, y) => (x < subjectFrom ? texture(x, y) : texture(x - subjectStep, y)));
     const mask = holeMask();
     const work = await cropWork(current, mask, { x: 0, y: 14, width, height: 52 });
-    const { carried } = carryOver(
-      work,
-      { frame: previous, filledMask: new Uint8Array(width * height) },
-      IDENTITY,
-      { ringWidth: 4, maxError: 12, movedOn: false },
-    );
+    const previousFill = { frame: previous, filledMask: new Uint8Array(width * height) };
+    const lined = linedUpPrevious(work, previousFill, IDENTITY, { ringWidth: 4, maxError: 12 });
+    const { carried } = carryOver(work, previousFill, IDENTITY, lined, false);
     expect(carried).toBe(hole.width * hole.height);
     // Mean error of the carried fill against the current picture, on the subject's side of the hole
     // (a block in from the edge where the two sides meet).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type CropWork, cropWork } from "../../gpu-worker/engine/fill/crop";
+import { linedUpPrevious } from "../../gpu-worker/engine/fill/stabilise";
 import { steadyFill } from "../../gpu-worker/engine/fill/steady";
 import { IDENTITY, type RgbFrame } from "../../gpu-worker/engine/fill/types";
 import { boxMask, greyPicture } from "../helpers/pictures";
@@ -32,6 +33,8 @@ function lumpLeft(work: CropWork, frame: RgbFrame): number {
 }
 
 const check = { ringWidth: 4, maxError: 12 };
+/** The previous output: `frame` as it was, nothing of it filled. */
+const previousOf = (frame: RgbFrame) => ({ frame, filledMask: new Uint8Array(width * height) });
 
 describe("holding the fill steady", () => {
   const smooth = picture((x, y) => 100 + x / 4 + y / 8);
@@ -40,14 +43,14 @@ describe("holding the fill steady", () => {
   it("pulls a lump in a smooth fill halfway back to the previous fill, however large", async () => {
     const mask = holeMask();
     const work = await filledWithLump(smooth, mask, 40);
-    steadyFill(work, { frame: smooth, filledMask: new Uint8Array(width * height) }, IDENTITY, check, mask);
+    steadyFill(work, linedUpPrevious(work, previousOf(smooth), IDENTITY, check), mask);
     expect(lumpLeft(work, smooth)).toBeCloseTo(20, 0);
   });
 
   it("leaves a large step on texture as this frame has it: there it is a subject that moved", async () => {
     const mask = holeMask();
     const work = await filledWithLump(textured, mask, 40);
-    steadyFill(work, { frame: textured, filledMask: new Uint8Array(width * height) }, IDENTITY, check, mask);
+    steadyFill(work, linedUpPrevious(work, previousOf(textured), IDENTITY, check), mask);
     expect(lumpLeft(work, textured)).toBeCloseTo(40, 0);
   });
 
@@ -56,9 +59,7 @@ describe("holding the fill steady", () => {
     const work = await filledWithLump(smooth, holeMask(), 40);
     steadyFill(
       work,
-      { frame: smooth, filledMask: new Uint8Array(width * height) },
-      IDENTITY,
-      check,
+      linedUpPrevious(work, previousOf(smooth), IDENTITY, check),
       new Uint8Array(width * height),
     );
     expect(lumpLeft(work, smooth)).toBeCloseTo(40, 0);

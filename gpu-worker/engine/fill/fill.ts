@@ -6,7 +6,13 @@ import { type CropWork, cropWork, isSynthesised } from "./crop";
 import { MotionEstimator } from "./motion";
 import { clip, fillRegions, framePixel, grow, maskExtent } from "./regions";
 import { type InpaintMethod, inpaintUnfilled } from "./spatial";
-import { carryOver, type PreviousFill, previousMotion } from "./stabilise";
+import {
+  carryOver,
+  type LinedUpPrevious,
+  linedUpPrevious,
+  type PreviousFill,
+  previousMotion,
+} from "./stabilise";
 import { steadyFill } from "./steady";
 import { estimateRing } from "./temporal";
 import {
@@ -238,13 +244,17 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
     for (const [k, work] of works.entries()) {
       const { aligned, unfilled, movedOn } = finds[k] as WindowFind;
       let settle: (() => void) | undefined;
-      if (previous && unfilled > 0) {
+      // The previous output lined up with this crop, once for the carry-over and the steadying.
+      let lined: LinedUpPrevious | undefined;
+      if (previous && (unfilled > 0 || settings.steady)) {
         towardsPrevious ??= await started.towardsPrevious(previous);
-        const carry = carryOver(work, previous, towardsPrevious, {
+        lined = linedUpPrevious(work, previous, towardsPrevious, {
           ringWidth: RING_WIDTH,
           maxError: settings.maxAlignmentError,
-          movedOn,
         });
+      }
+      if (previous && towardsPrevious && unfilled > 0) {
+        const carry = carryOver(work, previous, towardsPrevious, lined, movedOn);
         carried += carry.carried;
         settle = carry.settle;
       }
@@ -255,16 +265,7 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
       });
       settle?.();
       if (settings.fuse) fuseSeams(work, estimateRing(work, aligned, RING_WIDTH), settings.maxAlignmentError);
-      if (previous && settings.steady) {
-        towardsPrevious ??= await started.towardsPrevious(previous);
-        steadyFill(
-          work,
-          previous,
-          towardsPrevious,
-          { ringWidth: RING_WIDTH, maxError: settings.maxAlignmentError },
-          started.previousMask,
-        );
-      }
+      if (settings.steady) steadyFill(work, lined, started.previousMask);
       writeFill(work, output, synthesized, current.mask);
     }
     return { frame: output, unseen, carried, regions: works.map((work) => work.rect), synthesized };

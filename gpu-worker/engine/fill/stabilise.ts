@@ -33,16 +33,11 @@ export interface LinedUpPrevious {
   shift?: ShiftField;
 }
 
-const linedUp = new WeakMap<
-  CropWork,
-  { previous: PreviousFill; motion: Homography; lined?: LinedUpPrevious }
->();
-
 /**
  * The previous output lined up with the crop as the window's sources are: the camera motion
  * corrected on the unmasked ring around the hole (undefined where it does not line up there: a cut,
  * a picture that moved on), then nudged block by block as the ring moved (localShifts: a subject
- * moving beside the caption). Found once per crop: the carry-over and the steadying both take it.
+ * moving beside the caption). finishFill finds it once per crop for the carry-over and the steadying.
  */
 export function linedUpPrevious(
   work: CropWork,
@@ -50,19 +45,15 @@ export function linedUpPrevious(
   motion: Homography,
   check: { ringWidth: number; maxError: number },
 ): LinedUpPrevious | undefined {
-  const known = linedUp.get(work);
-  if (known?.previous === previous && known.motion === motion) return known.lined;
   const whole = fillSource(previous, motion, 1, undefined);
   const aligned = alignedSources(work, [whole], check.ringWidth, check.maxError)[0];
-  const lined = aligned && { ...aligned, shift: localShifts(work, aligned.source) };
-  linedUp.set(work, { previous, motion, lined });
-  return lined;
+  return aligned && { ...aligned, shift: localShifts(work, aligned.source) };
 }
 
 /**
  * Gives the masked pixels no neighbour showed what the previous output has there, warped by the
- * camera motion and nudged as the ring moved (linedUpPrevious), when the unmasked ring around the
- * hole still matches it (no cut, nothing moved in).
+ * camera motion and nudged as the ring moved (`lined`, from linedUpPrevious: undefined when the
+ * unmasked ring around the hole no longer matches it, as after a cut or where something moved in).
  * Background seen in earlier frames is always carried over, and so is a synthesised fill while the
  * background is static: the fill then stays identical from frame to frame. Over a moving background a
  * carried synthesised fill would slide under the text as a stale smear, so those pixels are inpainted
@@ -76,12 +67,12 @@ export function carryOver(
   work: CropWork,
   previous: PreviousFill,
   motion: Homography,
-  check: { ringWidth: number; maxError: number; movedOn: boolean },
+  lined: LinedUpPrevious | undefined,
+  movedOn: boolean,
 ): { carried: number; settle: () => void } {
   const still = isStatic(motion, work.rect);
-  const lined = linedUpPrevious(work, previous, motion, check);
   const aligned = lined ? [weightedSource(lined.source, lined.weight)] : [];
-  if (check.movedOn) return { carried: 0, settle: () => easeIn(work, aligned) };
+  if (movedOn) return { carried: 0, settle: () => easeIn(work, aligned) };
   if (lined) {
     const { source, weight, shift } = lined;
     const mask = still ? undefined : previous.filledMask;

@@ -2,8 +2,8 @@ import type { CropWork } from "./crop";
 import { projectShifted } from "./local-shift";
 import { meanGrey, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
-import { linedUpPrevious, type PreviousFill } from "./stabilise";
-import { type Homography, MARGIN_PIXEL, type RgbFrame } from "./types";
+import type { LinedUpPrevious } from "./stabilise";
+import { MARGIN_PIXEL, type RgbFrame } from "./types";
 
 /**
  * Largest difference (levels, any channel) between the fill and the previous output at a textured
@@ -43,12 +43,9 @@ const MAX_LEVEL = 255;
  */
 export function steadyFill(
   work: CropWork,
-  previous: PreviousFill,
-  motion: Homography,
-  check: { ringWidth: number; maxError: number },
+  linedUp: LinedUpPrevious | undefined,
   previousMask?: Uint8Array,
 ): void {
-  const linedUp = linedUpPrevious(work, previous, motion, check);
   if (!linedUp) return;
   const { source: lined, shift } = linedUp;
   const grey = greyOf(work);
