@@ -2,7 +2,10 @@ import type { CleanOptions, CleanSummary } from "../engine-contract";
 import { type FramePools, fillFrame, forgetTiles, framePools, type PreviousFill } from "./fill";
 import { finishFill, motionRegion, startFill, type WindowSearcher } from "./fill/fill";
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
+import { PastFrames } from "./fill/past-frames";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
+import { fillSource } from "./fill/temporal";
+import { keptSources } from "./fill/window-fill";
 import type { SizedRect } from "./geometry";
 
 import type { BufferPool } from "./media/buffer-pool";
@@ -247,6 +250,19 @@ async function cleaningPass(
   // thread that finishes first, and for the cleaning thread to search itself while it waits).
   const lookahead = job ? job.threads + 3 : 0;
   let startedUpTo = -1;
+  // Frames that left the window but show what the frames after them hide, followed by the chain.
+  const past = new PastFrames<WindowFrame>((frame) => {
+    chain.unfollow(frame.index);
+    releaseFrame(frame, pools);
+  });
+  /** The kept frames as sources for frame `index` (nearest first), lined up when first asked for. */
+  const pastSources = (index: number, region: SizedRect | undefined) => {
+    const kept = region ? past.frames : [];
+    return keptSources(kept, async (frame) => {
+      const motion = await chain.towardsFollowed(window, positionOf(index), frame.index, region as SizedRect);
+      return motion && fillSource({ ...frame, side: -1 }, motion, index - frame.index, frame.mask);
+    });
+  };
 
   /**
    * Starts the fill of text frame `index` on its window (frames within `radius`, as they are now):
@@ -290,7 +306,7 @@ async function cleaningPass(
       }),
     );
     fill.catch(() => undefined); // surfaces when the frame is written, or is dropped with the pass
-    return { around, center, options, verified, fill };
+    return { around, center, options, verified, fill, region };
   };
   /** The text frames whose fill started, by index, not written yet. */
   const starts = new Map<number, ReturnType<typeof start>>();
@@ -316,11 +332,12 @@ async function cleaningPass(
       previous = undefined;
       return;
     }
-    const { around, center: at, options, verified, fill } = starts.get(index) ?? start(index);
+    const { around, center: at, options, verified, fill, region } = starts.get(index) ?? start(index);
     starts.delete(index);
+    const before = pastSources(index, region);
     // While the pool searches this frame's window, the cleaning thread searches the next ones.
     let result = await timed("fill", async () =>
-      finishFill(await (job ? job.helpUntil(fill) : fill), previous),
+      finishFill(await (job ? job.helpUntil(fill) : fill), previous, before),
     );
     if (verified) {
       const leftover = await residualText(ocr, result.frame, item.mask);
@@ -333,7 +350,7 @@ async function cleaningPass(
         // The second try searches the window here: it is the frame being written.
         const retry = around.map((w, i) => (i === at ? { ...w, mask: widened } : w));
         const first = { frame: result.frame, filledMask: result.synthesized };
-        result = await timed("fill", () => fillFrame(retry, at, previous, options));
+        result = await timed("fill", () => fillFrame(retry, at, previous, options, before));
         releaseFill(first, pools);
         const stillFound = await residualText(ocr, result.frame, widened);
         residualLines += stillFound.length;
@@ -364,7 +381,10 @@ async function cleaningPass(
       // Frames written, not frames read: a text frame waits for its window and the frames read
       // ahead of it (25 at 720p), which on a short ad is most of the pass.
       report("cleaning", next / Math.max(1, probe.frameCount));
-      while ((window[0]?.index ?? next) < next - radius) releaseFrame(window.shift() as WindowFrame, pools);
+      while ((window[0]?.index ?? next) < next - radius) {
+        const leaving = window.shift() as WindowFrame;
+        if (past.offer(leaving)) chain.follow(leaving.index);
+      }
       chain.forget(window[0]?.index ?? next);
     }
   };
@@ -397,5 +417,6 @@ async function cleaningPass(
     await emitReady(lastArrived, false);
   }
   await emitReady(lastArrived, true);
+  past.clear();
   return residualLines;
 }

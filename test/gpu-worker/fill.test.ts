@@ -12,6 +12,7 @@ import {
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
 import { cropWork } from "../../gpu-worker/engine/fill/crop";
+import { motionRegion } from "../../gpu-worker/engine/fill/fill";
 import { MotionEstimator } from "../../gpu-worker/engine/fill/motion";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 import { maskExtent } from "../../gpu-worker/engine/fill/regions";
@@ -20,6 +21,7 @@ import { project } from "../../gpu-worker/engine/fill/sample";
 import { fillSource } from "../../gpu-worker/engine/fill/temporal";
 import { boxIsMasked, forgetTiles, fullTiles } from "../../gpu-worker/engine/fill/tiles";
 import { homography, IDENTITY, MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
+import { keptSources } from "../../gpu-worker/engine/fill/window-fill";
 import type { SizedRect } from "../../gpu-worker/engine/geometry";
 import { dilate } from "../../gpu-worker/engine/pipeline/dilate";
 
@@ -203,6 +205,25 @@ async function fillSequence(
     previous = { frame: result.frame, filledMask: result.synthesized };
   }
   return results;
+}
+
+/**
+ * Asserts that the fill reaching farther (`far`) shows every masked pixel, at 35 dB at least and 3 dB
+ * over the nearer one (`near`), which leaves some unseen; `label` names the two in the log.
+ */
+function expectFartherFillsAll(
+  fills: { near: FillResult; far: FillResult; input: RgbFrame; truth: RgbFrame; mask: Uint8Array },
+  label: string,
+): void {
+  const { near, far, input, truth, mask } = fills;
+  const nearPsnr = psnrInMask(near.frame, truth, mask);
+  const farPsnr = psnrInMask(far.frame, truth, mask);
+  console.info(`${label}: ${nearPsnr.toFixed(1)} dB, ${farPsnr.toFixed(1)} dB`);
+  expect(near.unseen).toBeGreaterThan(0);
+  expect(far.unseen).toBe(0);
+  expect(farPsnr).toBeGreaterThanOrEqual(35);
+  expect(farPsnr).toBeGreaterThan(nearPsnr + 3);
+  expectOnlyMaskedChanged(input, far.frame, mask);
 }
 
 /** A pseudo-random generator with a fixed seed (mulberry32), for reproducible sensor noise. */
@@ -545,15 +566,10 @@ describe("frames far from the one filled", () => {
     };
     const near = await fillWith(2);
     const far = await fillWith(16);
-    const truth = slow[center] as RgbFrame;
-    const nearPsnr = psnrInMask(near.frame, truth, mask);
-    const farPsnr = psnrInMask(far.frame, truth, mask);
-    console.info(`slow pan: ±2 frames ${nearPsnr.toFixed(1)} dB, ±16 frames ${farPsnr.toFixed(1)} dB`);
-    expect(near.unseen).toBeGreaterThan(0);
-    expect(far.unseen).toBe(0);
-    expect(farPsnr).toBeGreaterThanOrEqual(35);
-    expect(farPsnr).toBeGreaterThan(nearPsnr + 3);
-    expectOnlyMaskedChanged((window[center] as MaskedFrame).frame, far.frame, mask);
+    expectFartherFillsAll(
+      { near, far, input: (window[center] as MaskedFrame).frame, truth: slow[center] as RgbFrame, mask },
+      "slow pan: ±2 frames, ±16 frames",
+    );
   });
 
   it("takes out a motion error of a fraction of a pixel, as composing many steps leaves", async () => {
@@ -1120,5 +1136,61 @@ describe("camera motion beside a subject that moves on its own", () => {
       expect(Math.abs(lands.x - (x - 1))).toBeLessThan(0.3);
       expect(Math.abs(lands.y - y)).toBeLessThan(0.3);
     }
+  });
+});
+
+describe("frames from before the window", () => {
+  it("fills a caption held longer than the window from a frame kept from before it came on, lined up over every step since", async () => {
+    const width = 640;
+    const height = 360;
+    // 2 px per frame: a 120 px caption hides pixels that the ±4-frame window around frame 36 never shows.
+    const slow = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*50':y=200", width, height, 41);
+    const mask = maskOf(width, height, [[260, 200, 120, 24]]);
+    const frames = slow.map((frame, index) =>
+      index < 6
+        ? { frame, mask: new Uint8Array(width * height), index }
+        : { ...withText(frame, mask), index },
+    );
+    const region = motionRegion(mask, width, height) as SizedRect;
+    const chain = new MotionChain();
+    await chain.measureSteps(frames, region);
+    // Frame 5, the last without the caption, left the window and was kept; the window is now 32..40.
+    chain.follow(5);
+    chain.forget(32);
+    const window = frames.slice(32);
+    const center = 4;
+    const motion = (to: number, roi: SizedRect) => chain.between(window, center, to, roi);
+    const kept = keptSources([frames[5] as (typeof frames)[number]], async (frame) => {
+      const towards = await chain.towardsFollowed(window, center, frame.index, region);
+      return towards && fillSource({ ...frame, side: -1 }, towards, 36 - frame.index, frame.mask);
+    });
+    const near = await fillFrame(window, center, undefined, { windowRadius: 4, motion });
+    const far = await fillFrame(window, center, undefined, { windowRadius: 4, motion }, kept);
+    expectFartherFillsAll(
+      { near, far, input: (window[center] as MaskedFrame).frame, truth: slow[36] as RgbFrame, mask },
+      "caption held past the window: window only, with frame 5",
+    );
+  });
+
+  it("does not line a kept frame up across a step the chain could not measure (a cut)", async () => {
+    const width = 320;
+    const height = 180;
+    const mask = maskOf(width, height, [[120, 80, 60, 20]]);
+    const region = motionRegion(mask, width, height) as SizedRect;
+    const pan = lavfiFrames(MANDELBROT, "crop=320:180:x='300+t*50':y=200", width, height, 8);
+    const grey = lavfiFrames("color=c=gray:size=320x180:rate=25", "null", width, height, 4);
+    /** The motion from frame 7 to frame 1, which was followed while frames 1 to 5 left the window. */
+    const followed = async (pictures: RgbFrame[]) => {
+      const frames = pictures.map((frame, index) => ({ ...withText(frame, mask), index }));
+      const chain = new MotionChain();
+      await chain.measureSteps(frames, region);
+      chain.follow(1);
+      chain.forget(6);
+      return chain.towardsFollowed(frames.slice(6), 1, 1, region);
+    };
+    // From frame 4 a flat grey shot, where no motion can be measured: frame 1 is not lined up.
+    expect(await followed([...pan.slice(0, 4), ...grey])).toBeUndefined();
+    // The pan all along: six steps of 2 px.
+    expect((await followed(pan))?.[2]).toBeCloseTo(12, 0);
   });
 });

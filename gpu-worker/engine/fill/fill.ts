@@ -23,7 +23,15 @@ import {
   type MaskedFrame,
   type RgbFrame,
 } from "./types";
-import { RING_WIDTH, searchWindow, type WindowFind, type WindowSearch, windowSources } from "./window-fill";
+import {
+  fillFromWindow,
+  type KeptSources,
+  RING_WIDTH,
+  searchWindow,
+  type WindowFind,
+  type WindowSearch,
+  windowSources,
+} from "./window-fill";
 
 export interface FillFrameOptions extends FillOptions {
   /** Context around the crops in which camera motion is estimated, in pixels. */
@@ -111,8 +119,9 @@ export async function fillFrame(
   center: number,
   previous?: PreviousFill,
   options: FillFrameOptions = {},
+  past?: KeptSources,
 ): Promise<FillResult> {
-  return finishFill(await startFill(window, center, previous !== undefined, options), previous);
+  return finishFill(await startFill(window, center, previous !== undefined, options), previous, past);
 }
 
 /** How far the crops reach past the mask: the ring the sources are checked on and the context the inpainting reads. */
@@ -227,8 +236,16 @@ export async function startFill(
   }
 }
 
-/** The rest of fillFrame: the previous output carried over, the spatial fill, the seams, the output frame. */
-export async function finishFill(started: StartedFill, previous?: PreviousFill): Promise<FillResult> {
+/**
+ * The rest of fillFrame: frames from before the window (`past`, nearest first, lined up with the
+ * centre frame) where the window showed nothing, the previous output carried over, the spatial fill,
+ * the seams, the output frame.
+ */
+export async function finishFill(
+  started: StartedFill,
+  previous?: PreviousFill,
+  past?: KeptSources,
+): Promise<FillResult> {
   const { current, settings, works, finds } = started;
   const { frame } = current;
   // Without the caller's pools, fresh ones: every buffer is then a new one.
@@ -242,7 +259,7 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
     let unseen = 0;
     let carried = 0;
     for (const [k, work] of works.entries()) {
-      const { aligned, unfilled, movedOn } = finds[k] as WindowFind;
+      const { aligned, unfilled, movedOn } = await fromPast(work, finds[k] as WindowFind, past, settings);
       let settle: (() => void) | undefined;
       // The previous output lined up with this crop, once for the carry-over and the steadying.
       let lined: LinedUpPrevious | undefined;
@@ -272,6 +289,18 @@ export async function finishFill(started: StartedFill, previous?: PreviousFill):
   } finally {
     started.release();
   }
+}
+
+/** The window's find for a crop, with what the frames from before the window show of the pixels it left unseen. */
+async function fromPast(
+  work: CropWork,
+  find: WindowFind,
+  past: KeptSources | undefined,
+  settings: FillSettings,
+): Promise<WindowFind> {
+  if (find.unfilled === 0 || !past || past.count === 0) return find;
+  const seen = await fillFromWindow(work, past.sourcesAt, past.count, settings.maxAlignmentError);
+  return { ...find, aligned: [...find.aligned, ...seen.aligned], unfilled: seen.unfilled.length };
 }
 
 /** Writes the fill of the crop's masked pixels to the output, all but the margin's (MARGIN_PIXEL in `mask`). */

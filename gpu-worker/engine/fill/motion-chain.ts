@@ -117,9 +117,61 @@ export class MotionChain {
     return known;
   }
 
-  /** Drops the steps of frames before `index`, which left the window. */
+  /**
+   * Drops the steps of frames before `index`, which left the window; a followed frame's motion is
+   * first carried over each of them.
+   */
   forget(index: number): void {
-    for (const key of this.steps.keys()) if (key < index) this.steps.delete(key);
+    const leaving = [...this.steps.keys()].filter((key) => key < index).sort((a, b) => a - b);
+    for (const at of leaving) {
+      for (const [frame, reach] of this.followed) this.extend(frame, reach, at);
+      this.steps.delete(at);
+    }
+  }
+
+  /**
+   * Keeps the motion from frame `index` onwards (in every region measured) after its steps are
+   * forgotten, composed step by step as the window moves on: a frame kept from before the window
+   * (fill/past-frames.ts) is then lined up as the window's own are.
+   */
+  follow(index: number): void {
+    if (!this.followed.has(index)) this.followed.set(index, new Map());
+  }
+
+  /** Stops following frame `index`. */
+  unfollow(index: number): void {
+    this.followed.delete(index);
+  }
+
+  /**
+   * The motion from window[from] to followed frame `index` (before the window) within `roi`, or
+   * undefined where a step on the way was not trusted or never measured there.
+   */
+  async towardsFollowed(
+    window: IndexedFrame[],
+    from: number,
+    index: number,
+    roi: SizedRect,
+  ): Promise<Homography | undefined> {
+    const first = window[0];
+    const reach = this.followed.get(index)?.get(regionKey(roi));
+    if (!first || reach?.upTo !== first.index) return undefined;
+    const back = invert(reach.motion);
+    const toFirst = await this.between(window, from, 0, roi);
+    return back && toFirst && compose(back, toFirst);
+  }
+
+  /** Frames followed past the window: by region, the motion from the frame to frame `upTo`. */
+  private readonly followed = new Map<number, Map<string, { upTo: number; motion: Homography }>>();
+
+  /** Carries a followed frame's motion over step `at` in each region the step was measured in. */
+  private extend(frame: number, reach: Map<string, { upTo: number; motion: Homography }>, at: number): void {
+    for (const [key, step] of this.steps.get(at) ?? []) {
+      const known = reach.get(key) ?? (at === frame ? { upTo: frame, motion: IDENTITY } : undefined);
+      if (known?.upTo !== at) continue;
+      if (step) reach.set(key, { upTo: at + 1, motion: compose(step, known.motion) });
+      else reach.delete(key);
+    }
   }
 
   private async step(window: IndexedFrame[], at: number, roi: SizedRect): Promise<Homography | undefined> {

@@ -90,7 +90,7 @@ async function searchCrop(work: CropWork, sourcesAt: SourcesAt, search: WindowSe
  * out are looked at only while some pixel is still unseen, and only for those pixels. Returns the
  * sources that lined up and the pixels none showed.
  */
-async function fillFromWindow(
+export async function fillFromWindow(
   work: CropWork,
   sourcesAt: SourcesAt,
   radius: number,
@@ -213,6 +213,30 @@ export function windowSources(
     }
     return sources;
   };
+}
+
+/** Sources one a step, `count` steps: frames kept from before the window. */
+export interface KeptSources {
+  count: number;
+  sourcesAt: SourcesAt;
+}
+
+/** Frames the window no longer holds (nearest first), one a step, each lined up (or dropped) when first asked for. */
+export function keptSources<Frame>(
+  frames: Frame[],
+  lineUp: (frame: Frame) => Promise<FillSource | undefined>,
+): KeptSources {
+  const lined = new Map<number, Promise<FillSource[]>>();
+  const sourcesAt = (distance: number) => {
+    let sources = lined.get(distance);
+    const frame = frames[distance - 1];
+    if (!sources) {
+      sources = frame === undefined ? Promise.resolve([]) : lineUp(frame).then((s) => (s ? [s] : []));
+      lined.set(distance, sources);
+    }
+    return sources;
+  };
+  return { count: frames.length, sourcesAt };
 }
 
 /**
