@@ -334,10 +334,10 @@ async function cleaningPass(
     }
     const { around, center: at, options, verified, fill, region } = starts.get(index) ?? start(index);
     starts.delete(index);
-    const before = pastSources(index, region);
+    const earlier = pastSources(index, region);
     // While the pool searches this frame's window, the cleaning thread searches the next ones.
     let result = await timed("fill", async () =>
-      finishFill(await (job ? job.helpUntil(fill) : fill), previous, before),
+      finishFill(await (job ? job.helpUntil(fill) : fill), previous, earlier),
     );
     if (verified) {
       const leftover = await residualText(ocr, result.frame, item.mask);
@@ -350,7 +350,7 @@ async function cleaningPass(
         // The second try searches the window here: it is the frame being written.
         const retry = around.map((w, i) => (i === at ? { ...w, mask: widened } : w));
         const first = { frame: result.frame, filledMask: result.synthesized };
-        result = await timed("fill", () => fillFrame(retry, at, previous, options, before));
+        result = await timed("fill", () => fillFrame(retry, at, previous, options, earlier));
         releaseFill(first, pools);
         const stillFound = await residualText(ocr, result.frame, widened);
         residualLines += stillFound.length;
