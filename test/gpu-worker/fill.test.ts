@@ -1172,6 +1172,40 @@ describe("frames from before the window", () => {
     );
   });
 
+  it("lines up the frame before a caption came on with the first frame that has it", async () => {
+    const width = 320;
+    const height = 180;
+    // A softened deep zoom, its detail in a few places, panning slowly; the caption comes on at frame 5.
+    const source =
+      "mandelbrot=s=1280x720:start_x=-0.7436438870:start_y=0.1318259042:start_scale=0.03:end_pts=1" +
+      ":maxiter=300:outer=normalized_iteration_count:inner=mincol";
+    const pan =
+      "gblur=sigma=1,trim=end_frame=1,loop=loop=-1:size=1,settb=1/25,setpts=N,fps=25,crop=320:180:x='60+t*4':y=200";
+    const caption =
+      "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:text=SALE 50% OFF:expansion=none" +
+      ":fontsize=30:fontcolor=white:borderw=3:bordercolor=black:x=(w-text_w)/2:y=h-text_h-20:enable='gte(n,5)'";
+    const [before, after] = lavfiFrames(source, `${pan},${caption}`, width, height, 6).slice(4) as [
+      RgbFrame,
+      RgbFrame,
+    ];
+    // The caption's pixels: what changed by far more than a fifth of a pixel's pan does, grown as the
+    // engine grows its masks.
+    const drawn = Uint8Array.from({ length: width * height }, (_, p) =>
+      [0, 1, 2].some(
+        (c) => Math.abs((after.data[p * 3 + c] as number) - (before.data[p * 3 + c] as number)) > 40,
+      )
+        ? 255
+        : 0,
+    );
+    const frames = [
+      { frame: before, mask: new Uint8Array(width * height), index: 4 },
+      { frame: after, mask: dilate(drawn, width, height, 3), index: 5 },
+    ];
+    const motion = await new MotionChain().between(frames, 0, 1, { x: 0, y: 0, width, height });
+    expect(motion?.[2]).toBeCloseTo(0, 0);
+    expect(motion?.[5]).toBeCloseTo(0, 0);
+  });
+
   it("does not line a kept frame up across a step the chain could not measure (a cut)", async () => {
     const width = 320;
     const height = 180;
