@@ -4,6 +4,7 @@ import { finishFill, motionRegion, startFill, type WindowSearcher } from "./fill
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
 import { PastFrames } from "./fill/past-frames";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
+import { type FrameLook, frameLook, isCut } from "./fill/shot-cut";
 import { fillSource } from "./fill/temporal";
 import { keptSources } from "./fill/window-fill";
 import type { SizedRect } from "./geometry";
@@ -98,7 +99,8 @@ function frameMask(
   return { mask, behind, textOnly, pixels };
 }
 
-type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean };
+/** A frame of the cleaning window; `shot` counts the cuts before it (fill/shot-cut.ts). */
+type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean; shot: number };
 
 /** Gives a frame that left the window back to the pools: its picture, and its masks when it had text. */
 function releaseFrame(item: WindowFrame, pools: FramePools): void {
@@ -241,6 +243,10 @@ async function cleaningPass(
   // What each line's earlier frames showed of its shaded box.
   const looks = new Map<number, LineLook>();
   let previous: PreviousFill | undefined;
+  // The shot of the frame `previous` is the output of, and the look and shot of the last frame read.
+  let previousShot = 0;
+  let lastLook: FrameLook | undefined;
+  let shot = 0;
   let cleaned = 0;
   let residualLines = 0;
   /** Where frame `index` sits in `window` (the window holds consecutive frames). */
@@ -257,7 +263,8 @@ async function cleaningPass(
   });
   /** The kept frames as sources for frame `index` (nearest first), lined up when first asked for. */
   const pastSources = (index: number, region: SizedRect | undefined) => {
-    const kept = region ? past.frames : [];
+    const { shot: current } = window[positionOf(index)] as WindowFrame;
+    const kept = region ? past.frames.filter((frame) => frame.shot === current) : [];
     return keptSources(kept, async (frame) => {
       const motion = await chain.towardsFollowed(window, positionOf(index), frame.index, region as SizedRect);
       return motion && fillSource({ ...frame, side: -1 }, motion, index - frame.index, frame.mask);
@@ -270,8 +277,12 @@ async function cleaningPass(
    */
   const start = (index: number) => {
     const position = positionOf(index);
-    const around = window.slice(Math.max(0, position - radius), position + radius + 1);
-    const center = position - Math.max(0, position - radius);
+    const item = window[position] as WindowFrame;
+    // Frames of another shot show another picture: the window stops at the cuts.
+    const around = window
+      .slice(Math.max(0, position - radius), position + radius + 1)
+      .filter((frame) => frame.shot === item.shot);
+    const center = around.indexOf(item);
     // Every VERIFY_EVERY-th frame filled is read again for leftover text (then maybe filled again).
     const verified = cleaned++ % VERIFY_EVERY === 0;
     // Measured once here for the window's steps and handed to the fill; the second try (a widened
@@ -332,6 +343,10 @@ async function cleaningPass(
       previous = undefined;
       return;
     }
+    if (item.shot !== previousShot) {
+      releaseFill(previous, pools);
+      previous = undefined;
+    }
     const { around, center: at, options, verified, fill, region } = starts.get(index) ?? start(index);
     starts.delete(index);
     const earlier = pastSources(index, region);
@@ -360,6 +375,7 @@ async function cleaningPass(
     picture.written(item.index, result.frame.data);
     releaseFill(previous, pools);
     previous = { frame: result.frame, filledMask: result.synthesized };
+    previousShot = item.shot;
     // Awaited before the window moves on: the encoder reads the buffer until then.
     await timed("encode", () =>
       encoder.write({ index: item.index, ptsSeconds: item.ptsSeconds, data: result.frame.data }),
@@ -404,8 +420,12 @@ async function cleaningPass(
       picture.measured(frame.index, masks.pixels);
     }
     findings.frame(frame.index, frame.ptsSeconds, masks !== null);
+    const look = timedSync("fill", () => frameLook(rgb));
+    if (lastLook && isCut(lastLook, look)) shot += 1;
+    lastLook = look;
     window.push({
       frame: rgb,
+      shot,
       mask: masks?.mask ?? noText,
       ...(masks?.behind ? { behind: masks.behind } : {}),
       ...(masks?.textOnly ? { textOnly: masks.textOnly } : {}),

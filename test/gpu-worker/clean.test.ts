@@ -447,6 +447,39 @@ describe("cleanVideo on a still shot", () => {
   });
 });
 
+describe("cleanVideo across a cut", () => {
+  it("fills the caption after a cut from the new shot, with nothing of the shot before", async () => {
+    // A still shot with a purple sign under the middle of the caption; at frame 25 a cut to a shot
+    // of blue sky above the same picture, without the sign. The ring around the letters matches
+    // across the cut but for the sign's stretch: only the cut tells that the purple is gone.
+    const cut = 25;
+    const shots = [
+      `${FRACTAL},${LOOPED},crop=${WIDTH}:${HEIGHT}:x=60:y=200,trim=end_frame=${2 * FPS},format=yuv420p`,
+      `drawbox=x=0:y=0:w=${WIDTH}:h=240:color=0x3050a0@1:t=fill:enable='gte(n,${cut})'`,
+      `drawbox=x=270:y=285:w=100:h=50:color=0x7020c0@1:t=fill:enable='lt(n,${cut})'`,
+    ].join(",");
+    const encode = (graph: string, name: string) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", graph],
+        ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", file(name)],
+      ]);
+    await encode(`${shots},${drawtext(SALE, [0, 2 * FPS - 1])}`, "cut.mp4");
+    await encode(shots, "cut-free.mp4");
+    await cleanVideo(file("cut.mp4"), file("cut-clean.mp4"), { ocr });
+    const area = await captionArea(SALE);
+    let compared = 0;
+    for await (const [index, bare, after] of framePairs(file("cut-free.mp4"), file("cut-clean.mp4"))) {
+      if (index < cut) continue;
+      // With the purple carried over from the shot before, the first frame after the cut read 20 dB
+      // here; filled from the new shot's own picture, 27.6 (and more on the frames after).
+      const filled = psnr(squaredError(bare, after, (x, y) => inside(area, x, y)));
+      expect(filled, `frame ${index}`).toBeGreaterThan(24);
+      compared++;
+    }
+    expect(compared).toBe(2 * FPS - cut);
+  });
+});
+
 describe("analyseVideo on a line sliding in over the frame's edge", () => {
   it("starts erasing on the first frame a sliver of it shows, not when most of it is in", async () => {
     const slide = [
