@@ -4,7 +4,7 @@ import { finishFill, motionRegion, startFill, type WindowSearcher } from "./fill
 import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
 import { PastFrames } from "./fill/past-frames";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
-import { type FrameLook, frameLook, isCut } from "./fill/shot-cut";
+import { ShotCounter } from "./fill/shot-cut";
 import { fillSource } from "./fill/temporal";
 import { keptSources } from "./fill/window-fill";
 import type { SizedRect } from "./geometry";
@@ -243,10 +243,9 @@ async function cleaningPass(
   // What each line's earlier frames showed of its shaded box.
   const looks = new Map<number, LineLook>();
   let previous: PreviousFill | undefined;
-  // The shot of the frame `previous` is the output of, and the look and shot of the last frame read.
+  // The shot of the frame `previous` is the output of.
   let previousShot = 0;
-  let lastLook: FrameLook | undefined;
-  let shot = 0;
+  const shots = new ShotCounter();
   let cleaned = 0;
   let residualLines = 0;
   /** Where frame `index` sits in `window` (the window holds consecutive frames). */
@@ -420,12 +419,9 @@ async function cleaningPass(
       picture.measured(frame.index, masks.pixels);
     }
     findings.frame(frame.index, frame.ptsSeconds, masks !== null);
-    const look = timedSync("fill", () => frameLook(rgb));
-    if (lastLook && isCut(lastLook, look)) shot += 1;
-    lastLook = look;
     window.push({
       frame: rgb,
-      shot,
+      shot: timedSync("fill", () => shots.shotOf(rgb, masks?.mask ?? noText)),
       mask: masks?.mask ?? noText,
       ...(masks?.behind ? { behind: masks.behind } : {}),
       ...(masks?.textOnly ? { textOnly: masks.textOnly } : {}),

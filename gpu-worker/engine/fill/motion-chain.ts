@@ -83,6 +83,8 @@ export class MotionChain {
   private lastTarget?: { index: number; grey: GreyRegion };
   /** The last measureSteps call, which the next waits for. */
   private measuring: Promise<unknown> = Promise.resolve();
+  /** Frames followed past the window (follow): by region, the motion from the frame to frame `upTo`. */
+  private readonly followed = new Map<number, Map<string, { upTo: number; motion: Homography }>>();
 
   /** The motion from window[from] to window[to], or undefined when a step on the way is unknown. */
   async between(
@@ -160,9 +162,6 @@ export class MotionChain {
     const toFirst = await this.between(window, from, 0, roi);
     return back && toFirst && compose(back, toFirst);
   }
-
-  /** Frames followed past the window: by region, the motion from the frame to frame `upTo`. */
-  private readonly followed = new Map<number, Map<string, { upTo: number; motion: Homography }>>();
 
   /** Carries a followed frame's motion over step `at` in each region the step was measured in. */
   private extend(frame: number, reach: Map<string, { upTo: number; motion: Homography }>, at: number): void {
