@@ -30,7 +30,8 @@ import { timed, timedChildren, timedSync } from "./stage-clock";
  * Frames on each side of the one being filled, kept in memory as sources: the bounded window. A
  * caption that stays put while the camera moves slowly hides pixels that only frames well before or
  * after show, so the window reaches up to MAX_WINDOW_RADIUS frames (0.8 s at 25 fps) within a memory
- * budget for its frames and masks: 20 at 720p, 16 at 1080p, 4 at 2160p; never fewer than 2.
+ * budget for its frames and masks: 20 at 720p, 16 at 1080p, 4 at 2160p; never fewer than 2. The
+ * frames kept from before the window (fill/past-frames.ts) come on top: PAST_FRAMES more at most.
  */
 const MAX_WINDOW_RADIUS = 20;
 const MIN_WINDOW_RADIUS = 2;
