@@ -51,6 +51,8 @@ export class PastFrames<Frame extends IndexedFrame> {
 
 /** Whether `later` shows every pixel `earlier` shows, and whether it shows some pixel `earlier` hides. */
 function compare(earlier: Uint8Array, later: Uint8Array): { showsAll: boolean; showsNew: boolean } {
+  // Frames without text share one empty mask: nothing to read.
+  if (earlier === later) return { showsAll: true, showsNew: false };
   let showsAll = true;
   let showsNew = false;
   for (let p = 0; p < earlier.length && (showsAll || !showsNew); p += 1) {

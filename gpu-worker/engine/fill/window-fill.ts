@@ -189,7 +189,6 @@ export function windowSources(
   motionTo: (index: number, target: MaskedFrame) => Promise<Homography | undefined>,
 ): SourcesAt {
   const { frame } = window[center] as MaskedFrame;
-  const measured = new Map<number, Promise<FillSource[]>>();
   const measure = async (distance: number) => {
     const sources: FillSource[] = [];
     for (const side of [-1, 1]) {
@@ -205,14 +204,7 @@ export function windowSources(
     }
     return sources;
   };
-  return (distance) => {
-    let sources = measured.get(distance);
-    if (!sources) {
-      sources = measure(distance);
-      measured.set(distance, sources);
-    }
-    return sources;
-  };
+  return onceEach(measure);
 }
 
 /** Sources one a step, `count` steps: frames kept from before the window. */
@@ -226,17 +218,25 @@ export function keptSources<Frame>(
   frames: Frame[],
   lineUp: (frame: Frame) => Promise<FillSource | undefined>,
 ): KeptSources {
-  const lined = new Map<number, Promise<FillSource[]>>();
-  const sourcesAt = (distance: number) => {
-    let sources = lined.get(distance);
+  const sourcesAt = onceEach(async (distance) => {
     const frame = frames[distance - 1];
+    const source = frame === undefined ? undefined : await lineUp(frame);
+    return source ? [source] : [];
+  });
+  return { count: frames.length, sourcesAt };
+}
+
+/** The sources at each distance as `find` gives them, found once however many crops ask. */
+function onceEach(find: SourcesAt): SourcesAt {
+  const found = new Map<number, Promise<FillSource[]>>();
+  return (distance) => {
+    let sources = found.get(distance);
     if (!sources) {
-      sources = frame === undefined ? Promise.resolve([]) : lineUp(frame).then((s) => (s ? [s] : []));
-      lined.set(distance, sources);
+      sources = find(distance);
+      found.set(distance, sources);
     }
     return sources;
   };
-  return { count: frames.length, sourcesAt };
 }
 
 /**
