@@ -1,7 +1,8 @@
 import type { CleanOptions, CleanSummary } from "../engine-contract";
 import { type FramePools, fillFrame, forgetTiles, framePools, type PreviousFill } from "./fill";
 import { finishFill, motionRegion, startFill, type WindowSearcher } from "./fill/fill";
-import { type IndexedFrame, MotionChain } from "./fill/motion-chain";
+import { LaterFrames } from "./fill/later-frames";
+import { type IndexedFrame, MotionChain, motionAcross } from "./fill/motion-chain";
 import { PastFrames } from "./fill/past-frames";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
 import { ShotCounter } from "./fill/shot-cut";
@@ -10,6 +11,7 @@ import { keptSources } from "./fill/window-fill";
 import type { SizedRect } from "./geometry";
 
 import type { BufferPool } from "./media/buffer-pool";
+import { decodeFrameAt } from "./media/decoder";
 import { decodeFrames, type Frame, type FrameSink, openEncoder } from "./media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { selectVideoEncoder } from "./media/video-encoder";
@@ -103,6 +105,41 @@ function frameMask(
 /** A frame of the cleaning window; `shot` counts the cuts before it (fill/shot-cut.ts). */
 type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean; shot: number };
 
+/**
+ * Frame `index`, decoded alone ahead of the window and masked for the lines on it then (fill/later-frames.ts);
+ * undefined where the seek does not land on it. Its shot is not known yet (-1).
+ */
+async function laterFrame(pass: CleaningPass, index: number): Promise<WindowFrame | undefined> {
+  const { probe, framePts, pools } = pass;
+  const ptsSeconds = framePts[index] as number;
+  // Half the gap to the frame before, which a variable rate makes uneven.
+  const tolerance = (ptsSeconds - (framePts[index - 1] ?? ptsSeconds - 1 / probe.avgFps)) / 2;
+  const data = await timed("decode", () =>
+    decodeFrameAt(pass.input, probe, ptsSeconds, tolerance, {
+      pool: pools.pictures,
+      ...(pass.signal ? { signal: pass.signal } : {}),
+    }),
+  );
+  if (!data) return undefined;
+  const frame = { width: probe.width, height: probe.height, data };
+  const active = {
+    lines: pass.tracks.filter(({ track }) => track.first <= index && index <= track.last),
+    areas: areasAt(pass.areas, ptsSeconds),
+  };
+  // Its own looks: what a line showed of its box so far belongs to the frames before it.
+  const masks = timedSync("masks", () => frameMask(frame, index, active, new Map(), pools.planes));
+  return {
+    frame,
+    index,
+    ptsSeconds,
+    mask: masks.mask,
+    ...(masks.behind ? { behind: masks.behind } : {}),
+    ...(masks.textOnly ? { textOnly: masks.textOnly } : {}),
+    hasText: true,
+    shot: -1,
+  };
+}
+
 /** Gives a frame that left the window back to the pools: its picture, and its masks when it had text. */
 function releaseFrame(item: WindowFrame, pools: FramePools): void {
   pools.pictures.give(item.frame.data);
@@ -171,13 +208,16 @@ export async function cleanVideo(
       // Masks, fills and the check for leftover text all happen frame by frame in this one pass.
       const regions = options.regions ?? [];
       const pass = {
+        input,
         probe,
+        framePts: analysis.framePts,
         tracks,
         areas: frameAreas(regions, probe.width, probe.height),
         ocr,
         pools,
         report,
         ...(fillJob ? { fillJob } : {}),
+        ...(signal ? { signal } : {}),
         picture: new BeforeAfter(probe.width, probe.height),
         findings: new ReportCollector(probe, 1 / Math.max(1, probe.avgFps)),
       };
@@ -208,7 +248,10 @@ export async function cleanVideo(
 }
 
 interface CleaningPass {
+  input: string;
   probe: VideoProbe;
+  /** When each frame is shown (the analysis read them all). */
+  framePts: number[];
   /** The lines to erase. */
   tracks: TextTrack[];
   /** The customer's areas, erased whole over their spans. */
@@ -218,6 +261,7 @@ interface CleaningPass {
   /** This job's use of the threads that search the windows of the frames ahead; without, the pass goes frame by frame. */
   fillJob?: FillJob;
   report: NonNullable<CleanOptions["onProgress"]>;
+  signal?: AbortSignal;
   picture: BeforeAfter;
   findings: ReportCollector;
 }
@@ -229,8 +273,9 @@ interface CleaningPass {
 async function cleaningPass(
   frames: { first: Promise<IteratorResult<Frame>>; rest: AsyncIterator<Frame> },
   encoder: FrameSink,
-  { probe, tracks, areas, ocr, pools, fillJob: job, report, picture, findings }: CleaningPass,
+  pass: CleaningPass,
 ): Promise<number> {
+  const { probe, tracks, areas, ocr, pools, fillJob: job, report, picture, findings } = pass;
   const radius = windowRadius(probe.width, probe.height);
   const window: WindowFrame[] = [];
   // One motion measurement per pair of consecutive frames and region, composed for the neighbours:
@@ -261,13 +306,32 @@ async function cleaningPass(
     chain.unfollow(frame.index);
     releaseFrame(frame, pools);
   });
-  /** The kept frames as sources for frame `index` (nearest first), lined up when first asked for. */
-  const pastSources = (index: number, region: SizedRect | undefined) => {
-    const { shot: current } = window[positionOf(index)] as WindowFrame;
-    const kept = region ? past.frames.filter((frame) => frame.shot === current) : [];
+  // Frames just after the lines that outlast the window leave, fetched ahead for their early frames.
+  const later = new LaterFrames<WindowFrame>(
+    tracks.map(({ track }) => track),
+    pass.framePts.length,
+    radius,
+    (index) => laterFrame(pass, index),
+    (frame) => releaseFrame(frame, pools),
+  );
+  /**
+   * The frames outside the window as sources for frame `index`, nearest first, each lined up when
+   * first asked for: those kept from before it (their motion the chain's) and those from after it
+   * (measured directly; a cut between makes that fail, or the ring check drops the frame).
+   */
+  const keptFor = async (index: number, region: SizedRect | undefined) => {
+    const position = positionOf(index);
+    const item = window[position] as WindowFrame;
+    const before = region ? past.frames.filter((frame) => frame.shot === item.shot) : [];
+    const after = region ? await later.for(index) : [];
+    const kept = [...before, ...after].sort((a, b) => Math.abs(a.index - index) - Math.abs(b.index - index));
     return keptSources(kept, async (frame) => {
-      const motion = await chain.towardsFollowed(window, positionOf(index), frame.index, region as SizedRect);
-      return motion && fillSource({ ...frame, side: -1 }, motion, index - frame.index, frame.mask);
+      const motion =
+        frame.index < index
+          ? await chain.towardsFollowed(window, position, frame.index, region as SizedRect)
+          : await motionAcross(item, frame, region as SizedRect);
+      const side = Math.sign(frame.index - index);
+      return motion && fillSource({ ...frame, side }, motion, Math.abs(index - frame.index), frame.mask);
     });
   };
 
@@ -278,6 +342,7 @@ async function cleaningPass(
   const start = (index: number) => {
     const position = positionOf(index);
     const item = window[position] as WindowFrame;
+    later.prefetch(index);
     // Frames of another shot show another picture: the window stops at the cuts.
     const around = window
       .slice(Math.max(0, position - radius), position + radius + 1)
@@ -349,7 +414,7 @@ async function cleaningPass(
     }
     const { around, center: at, options, verified, fill, region } = starts.get(index) ?? start(index);
     starts.delete(index);
-    const earlier = pastSources(index, region);
+    const earlier = await keptFor(index, region);
     // While the pool searches this frame's window, the cleaning thread searches the next ones.
     let result = await timed("fill", async () =>
       finishFill(await (job ? job.helpUntil(fill) : fill), previous, earlier),
@@ -397,6 +462,7 @@ async function cleaningPass(
       // Frames written, not frames read: a text frame waits for its window and the frames read
       // ahead of it (25 at 720p), which on a short ad is most of the pass.
       report("cleaning", next / Math.max(1, probe.frameCount));
+      void later.reached(next + radius);
       while ((window[0]?.index ?? next) < next - radius) {
         const leaving = window.shift() as WindowFrame;
         if (past.offer(leaving)) chain.follow(leaving.index);
@@ -405,35 +471,40 @@ async function cleaningPass(
     }
   };
 
-  let lastArrived = -1;
-  for (let item = await frames.first; !item.done; item = await frames.rest.next()) {
-    const frame = item.value;
-    const rgb = { width: probe.width, height: probe.height, data: frame.data };
-    const active = {
-      lines: tracks.filter(({ track }) => track.first <= frame.index && frame.index <= track.last),
-      areas: areasAt(areas, frame.ptsSeconds),
-    };
-    let masks: ReturnType<typeof frameMask> | null = null;
-    if (active.lines.length + active.areas.length > 0) {
-      picture.offer(rgb.data);
-      masks = timedSync("masks", () => frameMask(rgb, frame.index, active, looks, pools.planes));
-      picture.measured(frame.index, masks.pixels);
+  // A frame fetched ahead may still be on its way when the pass ends or fails: its ffmpeg goes first.
+  try {
+    let lastArrived = -1;
+    for (let item = await frames.first; !item.done; item = await frames.rest.next()) {
+      const frame = item.value;
+      const rgb = { width: probe.width, height: probe.height, data: frame.data };
+      const active = {
+        lines: tracks.filter(({ track }) => track.first <= frame.index && frame.index <= track.last),
+        areas: areasAt(areas, frame.ptsSeconds),
+      };
+      let masks: ReturnType<typeof frameMask> | null = null;
+      if (active.lines.length + active.areas.length > 0) {
+        picture.offer(rgb.data);
+        masks = timedSync("masks", () => frameMask(rgb, frame.index, active, looks, pools.planes));
+        picture.measured(frame.index, masks.pixels);
+      }
+      findings.frame(frame.index, frame.ptsSeconds, masks !== null);
+      window.push({
+        frame: rgb,
+        shot: timedSync("fill", () => shots.shotOf(rgb, masks?.mask ?? noText)),
+        mask: masks?.mask ?? noText,
+        ...(masks?.behind ? { behind: masks.behind } : {}),
+        ...(masks?.textOnly ? { textOnly: masks.textOnly } : {}),
+        hasText: masks !== null,
+        index: frame.index,
+        ptsSeconds: frame.ptsSeconds,
+      });
+      lastArrived = frame.index;
+      await emitReady(lastArrived, false);
     }
-    findings.frame(frame.index, frame.ptsSeconds, masks !== null);
-    window.push({
-      frame: rgb,
-      shot: timedSync("fill", () => shots.shotOf(rgb, masks?.mask ?? noText)),
-      mask: masks?.mask ?? noText,
-      ...(masks?.behind ? { behind: masks.behind } : {}),
-      ...(masks?.textOnly ? { textOnly: masks.textOnly } : {}),
-      hasText: masks !== null,
-      index: frame.index,
-      ptsSeconds: frame.ptsSeconds,
-    });
-    lastArrived = frame.index;
-    await emitReady(lastArrived, false);
+    await emitReady(lastArrived, true);
+  } finally {
+    await later.clear();
   }
-  await emitReady(lastArrived, true);
   past.clear();
   return residualLines;
 }

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BufferPool } from "../../gpu-worker/engine/media/buffer-pool";
+import { decodeFrameAt } from "../../gpu-worker/engine/media/decoder";
 import { decodeFrames, type Frame } from "../../gpu-worker/engine/media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "../../gpu-worker/engine/media/probe";
 import { ffmpegChildren } from "../helpers/ffmpeg-children";
@@ -273,6 +274,22 @@ describe("timestamps", () => {
     after.forEach((pts, index) => {
       expect(Math.abs(pts - (before[index] ?? Number.NaN))).toBeLessThan(0.001);
     });
+  });
+
+  it("decodes one frame alone after a seek, as the whole decode gives it, and nothing between frames", async () => {
+    for (const file of [clips.vfr, clips.lateVideo] as string[]) {
+      const probe = await probeVideo(file);
+      const all: Frame[] = [];
+      for await (const frame of decodeFrames(file, probe)) all.push(frame);
+      for (const index of [1, 37, all.length - 1]) {
+        const { ptsSeconds, data } = all[index] as Frame;
+        const gap = ptsSeconds - (all[index - 1] as Frame).ptsSeconds;
+        const alone = await decodeFrameAt(file, probe, ptsSeconds, gap / 2);
+        expect(alone && Buffer.compare(alone, data), `${path.basename(file)} frame ${index}`).toBe(0);
+        expect(await decodeFrameAt(file, probe, ptsSeconds - gap / 2, gap / 8)).toBeUndefined();
+      }
+    }
+    expect(await ffmpegChildren()).toEqual([]);
   });
 
   it("counts the frames of the first video stream only, in a file with two", async () => {

@@ -194,22 +194,46 @@ export class MotionChain {
       last?.index === from.index && sameRect(last.grey.roi, roi) ? last.grey : greyRegion(from.frame, roi);
     const toGrey = greyRegion(to.frame, roi);
     this.lastTarget = { index: to.index, grey: toGrey };
-    const motion =
-      (await track(fromGrey, from.mask, toGrey, to.mask, roi)) ??
-      (from.mask === to.mask
-        ? undefined
-        : await track(
-            fromGrey,
-            masksOfBoth(from.mask, to.mask, from.frame.width, roi),
-            toGrey,
-            to.mask,
-            roi,
-          ));
+    const motion = await trackTwice({ grey: fromGrey, mask: from.mask }, { grey: toGrey, mask: to.mask });
     const byRegion = this.steps.get(from.index) ?? new Map<string, Homography | undefined>();
     byRegion.set(regionKey(roi), motion);
     this.steps.set(from.index, byRegion);
     return motion;
   }
+}
+
+/**
+ * The motion from one frame to another, measured directly within `roi` however far apart they are
+ * (a frame from after the window, fill/later-frames.ts); undefined when it cannot be trusted.
+ */
+export function motionAcross(
+  from: MaskedFrame,
+  to: MaskedFrame,
+  roi: SizedRect,
+): Promise<Homography | undefined> {
+  return timed("motion", () =>
+    trackTwice(
+      { grey: greyRegion(from.frame, roi), mask: from.mask },
+      { grey: greyRegion(to.frame, roi), mask: to.mask },
+    ),
+  );
+}
+
+/** A frame's grey within the region measured, and its text mask. */
+interface Measured {
+  grey: GreyRegion;
+  mask: Uint8Array;
+}
+
+/** track, and where it fails, track again with the corners clear of both frames' text (masksOfBoth). */
+async function trackTwice(from: Measured, to: Measured): Promise<Homography | undefined> {
+  const { roi, width } = from.grey;
+  return (
+    (await track(from.grey, from.mask, to.grey, to.mask, roi)) ??
+    (from.mask === to.mask
+      ? undefined
+      : await track(from.grey, masksOfBoth(from.mask, to.mask, width, roi), to.grey, to.mask, roi))
+  );
 }
 
 /** The motion from one frame's grey to the next's within `roi`, corners taken clear of `fromMask`. */

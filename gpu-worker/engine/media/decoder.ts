@@ -19,6 +19,11 @@ export interface DecodeOptions {
   size?: { width: number; height: number };
   /** Where the frames' buffers come from; the consumer gives each back when done with it. */
   pool?: BufferPool;
+  /**
+   * Decoding starts at the frame shown at this time (a seek: ffmpeg decodes from the keyframe before
+   * it and drops the frames before it); timestamps stay the file's own. Indices count from the seek.
+   */
+  fromSeconds?: number;
 }
 
 export async function* decodeFrames(
@@ -30,7 +35,7 @@ export async function* decodeFrames(
   if (signal?.aborted) throw abortError();
   // Started as decode, so that the callbacks of its pipe count as decode too (stage-clock.ts).
   const decoder = timedSync("decode", () =>
-    startMediaProcess(ffmpegBinary(), decoderArgs(path, probe, options.size), { signal, stdout: true }),
+    startMediaProcess(ffmpegBinary(), decoderArgs(path, probe, options), { signal, stdout: true }),
   );
   const stdout = decoder.child.stdout as Readable;
   const frameBytes = (options.size?.width ?? probe.width) * (options.size?.height ?? probe.height) * 3;
@@ -67,16 +72,40 @@ export async function* decodeFrames(
   }
 }
 
-function decoderArgs(path: string, probe: VideoProbe, size?: { width: number; height: number }): string[] {
+function decoderArgs(path: string, probe: VideoProbe, { size, fromSeconds }: DecodeOptions): string[] {
   const resize = size ? `scale=${size.width}:${size.height}:flags=area,` : "";
+  const seek = fromSeconds === undefined ? [] : ["-ss", fromSeconds.toFixed(6)];
   return [
     ...["-hide_banner", "-nostdin", "-v", "error"],
     // Coded frames as stored (rotation stays metadata) with the file's own timestamps.
-    ...["-noautorotate", "-copyts", ...customerFileInput(path)],
+    ...["-noautorotate", "-copyts", ...seek, ...customerFileInput(path)],
     ...["-map", `0:${probe.streamIndex}`],
     // One output frame per decoded frame, timestamps in the stream's time base (not rounded to a rate).
     ...["-fps_mode", "passthrough", "-enc_time_base:v", "-1"],
     ...["-vf", `${resize}${yuvToRgbFilter(probe.color)}`],
     ...["-c:v", "rawvideo", "-f", "nut", "-write_index", "0", "pipe:1"],
   ];
+}
+
+/**
+ * The frame shown at `ptsSeconds`, decoded alone after a seek, or undefined where the seek lands on
+ * no frame within `tolerance` seconds of it.
+ */
+export async function decodeFrameAt(
+  path: string,
+  probe: VideoProbe,
+  ptsSeconds: number,
+  tolerance: number,
+  options: Omit<DecodeOptions, "fromSeconds" | "size"> = {},
+): Promise<Uint8Array | undefined> {
+  const frames = decodeFrames(path, probe, { ...options, fromSeconds: Math.max(0, ptsSeconds - tolerance) });
+  try {
+    const first = await frames.next();
+    if (first.done) return undefined;
+    if (Math.abs(first.value.ptsSeconds - ptsSeconds) <= tolerance) return first.value.data;
+    options.pool?.give(first.value.data);
+    return undefined;
+  } finally {
+    await frames.return(undefined);
+  }
 }

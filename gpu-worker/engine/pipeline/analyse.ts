@@ -39,6 +39,8 @@ export interface Analysis {
   sampledFrames: number;
   /** When the last decoded frame is shown: short of the stated duration, the file was cut. */
   lastPtsSeconds: number;
+  /** When each frame is shown, by index: the cleaning pass seeks to frames ahead of its window. */
+  framePts: number[];
 }
 
 export interface AnalyseOptions {
@@ -385,7 +387,7 @@ export async function analyseVideo(
   let batch: Sampled[] = [];
   let previous: ReadFrame | null = null;
   let lastSampled = Number.NEGATIVE_INFINITY;
-  let lastPtsSeconds = 0;
+  const framePts: number[] = [];
 
   const reading = { reuse: !options.texts };
   /** What the detector has seen so far: frames are searched only where they changed since. */
@@ -464,7 +466,7 @@ export async function analyseVideo(
       signatures.length > 0 &&
       suddenChangeShare(signatures.at(-2), signatures.at(-1) as Uint8Array, signature) > CHANGE_TRIGGER;
     signatures.push(signature);
-    lastPtsSeconds = frame.ptsSeconds;
+    framePts.push(frame.ptsSeconds);
     const analysisFrame = {
       index: frame.index,
       frame: { width: size.width, height: size.height, data: frame.data },
@@ -493,7 +495,13 @@ export async function analyseVideo(
     const erase = options.texts ? lineMatches(text, options.texts) : kind === "overlay";
     return { track, text, kind, erase };
   });
-  return { tracks, frames: signatures.length, sampledFrames: samples.length, lastPtsSeconds };
+  return {
+    tracks,
+    frames: signatures.length,
+    sampledFrames: samples.length,
+    lastPtsSeconds: framePts.at(-1) ?? 0,
+    framePts,
+  };
 }
 
 const readable = (track: Track) => track.detections.some((d) => normaliseText(d.text).length >= 2);

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { LATER_FRAMES, LaterFrames, type Span } from "../../gpu-worker/engine/fill/later-frames";
+
+const RADIUS = 5;
+const FRAMES = 100;
+
+function frame(index: number) {
+  return { index, frame: { width: 1, height: 1, data: new Uint8Array(3) }, mask: new Uint8Array(1) };
+}
+
+/** LaterFrames over these lines, counting the fetches and the frames let go. */
+function later(lines: Span[], missing: number[] = []) {
+  const fetched: number[] = [];
+  const letGo: number[] = [];
+  const frames = new LaterFrames<ReturnType<typeof frame>>(
+    lines,
+    FRAMES,
+    RADIUS,
+    async (index) => {
+      fetched.push(index);
+      return missing.includes(index) ? undefined : frame(index);
+    },
+    (f) => letGo.push(f.index),
+  );
+  return { frames, fetched, letGo };
+}
+
+const indices = (frames: Array<{ index: number }>) => frames.map(({ index }) => index);
+
+describe("the frames from after the window", () => {
+  it("gives a hook's early frames the frame after it leaves, until their window reaches it", async () => {
+    const { frames, fetched } = later([{ first: 0, last: 29 }]);
+    expect(indices(await frames.for(0))).toEqual([30]);
+    expect(indices(await frames.for(24))).toEqual([30]);
+    // Frame 25's window (±5) holds frame 30 itself.
+    expect(await frames.for(25)).toEqual([]);
+    expect(fetched).toEqual([30]);
+  });
+
+  it("wants nothing for a line the window spans, one still on at the end, or frames it is not on", async () => {
+    const { frames, fetched } = later([
+      { first: 10, last: 14 },
+      { first: 40, last: 99 },
+    ]);
+    for (const index of [0, 10, 12, 39, 40, 70]) expect(await frames.for(index)).toEqual([]);
+    expect(fetched).toEqual([]);
+  });
+
+  it("gives the nearest first, at most LATER_FRAMES of them, and skips a frame that could not be had", async () => {
+    const lines = [50, 40, 30, 20, 60].map((last) => ({ first: 0, last }));
+    const { frames } = later(lines, [31]);
+    expect(LATER_FRAMES).toBe(3);
+    expect(indices(await frames.for(0))).toEqual([21, 41]);
+  });
+
+  it("lets each frame go once the window reaches it, and the rest when cleared", async () => {
+    const { frames, letGo } = later([
+      { first: 0, last: 19 },
+      { first: 0, last: 39 },
+    ]);
+    frames.prefetch(0);
+    await frames.reached(RADIUS + 15);
+    expect(letGo).toEqual([20]);
+    await frames.clear();
+    expect(letGo).toEqual([20, 40]);
+  });
+});
