@@ -2,7 +2,7 @@ import type { CleanOptions, CleanSummary } from "../engine-contract";
 import { type FramePools, fillFrame, forgetTiles, framePools, type PreviousFill } from "./fill";
 import { finishFill, motionRegion, startFill, type WindowSearcher } from "./fill/fill";
 import { LaterFrames } from "./fill/later-frames";
-import { type IndexedFrame, MotionChain, motionAcross } from "./fill/motion-chain";
+import { type IndexedFrame, MotionChain, motionAcross, regionKey } from "./fill/motion-chain";
 import { PastFrames } from "./fill/past-frames";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
 import { ShotCounter } from "./fill/shot-cut";
@@ -33,7 +33,8 @@ import { timed, timedChildren, timedSync } from "./stage-clock";
  * caption that stays put while the camera moves slowly hides pixels that only frames well before or
  * after show, so the window reaches up to MAX_WINDOW_RADIUS frames (0.8 s at 25 fps) within a memory
  * budget for its frames and masks: 20 at 720p, 16 at 1080p, 4 at 2160p; never fewer than 2. The
- * frames kept from before the window (fill/past-frames.ts) come on top: PAST_FRAMES more at most.
+ * frames kept from before the window (fill/past-frames.ts) and fetched from after it
+ * (fill/later-frames.ts) come on top: PAST_FRAMES and LATER_FRAMES more at most.
  */
 const MAX_WINDOW_RADIUS = 20;
 const MIN_WINDOW_RADIUS = 2;
@@ -325,11 +326,23 @@ async function cleaningPass(
     const before = region ? past.frames.filter((frame) => frame.shot === item.shot) : [];
     const after = region ? await later.for(index) : [];
     const kept = [...before, ...after].sort((a, b) => Math.abs(a.index - index) - Math.abs(b.index - index));
+    const roi = region as SizedRect;
+    const towardsLater = (frame: WindowFrame) =>
+      later.lineUp(
+        index,
+        frame.index,
+        regionKey(roi),
+        () => motionAcross(item, frame, roi),
+        async (anchor) =>
+          window[positionOf(anchor)]?.shot === item.shot
+            ? chain.between(window, position, positionOf(anchor), roi)
+            : undefined,
+      );
     return keptSources(kept, async (frame) => {
       const motion =
         frame.index < index
-          ? await chain.towardsFollowed(window, position, frame.index, region as SizedRect)
-          : await motionAcross(item, frame, region as SizedRect);
+          ? await chain.towardsFollowed(window, position, frame.index, roi)
+          : await towardsLater(frame);
       const side = Math.sign(frame.index - index);
       return motion && fillSource({ ...frame, side }, motion, Math.abs(index - frame.index), frame.mask);
     });

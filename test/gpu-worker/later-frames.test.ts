@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LATER_FRAMES, LaterFrames, type Span } from "../../gpu-worker/engine/fill/later-frames";
+import { homography } from "../../gpu-worker/engine/fill/types";
 
 const RADIUS = 5;
 const FRAMES = 100;
@@ -63,5 +64,42 @@ describe("the frames from after the window", () => {
     expect(letGo).toEqual([20]);
     await frames.clear();
     expect(letGo).toEqual([20, 40]);
+  });
+
+  it("measures a direct motion once for the frames within reach, composed with each one's motion to it", async () => {
+    const { frames } = later([{ first: 0, last: 29 }]);
+    const measured: number[] = [];
+    const shift = (x: number) => homography([1, 0, x, 0, 1, 0, 0, 0, 1]);
+    // A pan of a pixel a frame: frame k's pixel x is frame j's x + k - j.
+    const lineUp = (index: number) =>
+      frames.lineUp(
+        index,
+        30,
+        "region",
+        async () => {
+          measured.push(index);
+          return shift(index - 30);
+        },
+        async (anchor) => shift(index - anchor),
+      );
+    const motions = [];
+    for (const index of [0, 3, RADIUS, RADIUS + 1, RADIUS + 4]) motions.push(await lineUp(index));
+    expect(measured).toEqual([0, RADIUS + 1]);
+    motions.forEach((motion, k) => {
+      const index = [0, 3, RADIUS, RADIUS + 1, RADIUS + 4][k] as number;
+      expect(motion?.[2]).toBeCloseTo(index - 30);
+    });
+  });
+
+  it("does not measure again, within reach, a direct motion that failed (a cut between)", async () => {
+    const { frames } = later([{ first: 0, last: 29 }]);
+    let tries = 0;
+    const failing = async () => {
+      tries += 1;
+      return undefined;
+    };
+    for (let index = 0; index <= RADIUS; index += 1)
+      expect(await frames.lineUp(index, 30, "region", failing, async () => undefined)).toBeUndefined();
+    expect(tries).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
-import type { IndexedFrame } from "./motion-chain";
+import { compose, type IndexedFrame } from "./motion-chain";
+import type { Homography } from "./types";
 
 /**
  * How many frames from after the window one frame may be filled from, nearest first: one for each
@@ -16,11 +17,14 @@ export interface Span {
  * The frames from after the window (issue 22's "reach past the window", forward): a line on screen
  * for longer than the window (a hook from the first frame) hides pixels that no frame of its early
  * frames' windows shows, while the frame just after the line leaves shows them. That frame is fetched
- * ahead of the window (a seek), once, and let go as soon as the window reaches it. The caller lines
- * it up (a direct motion: the chain has no steps that far ahead) and checks it as any source.
+ * ahead of the window (a seek), once, and let go as soon as the window reaches it. It is lined up
+ * by a direct motion (the chain has no steps that far ahead), measured once for a stretch of frames
+ * (lineUp), and checked as any source by the caller.
  */
 export class LaterFrames<Frame extends IndexedFrame> {
   private readonly fetched = new Map<number, Promise<Frame | undefined>>();
+  /** By later frame and region: the frame whose direct motion to it was measured, and that motion. */
+  private readonly anchors = new Map<string, { index: number; motion: Promise<Homography | undefined> }>();
 
   constructor(
     private readonly lines: Span[],
@@ -59,21 +63,54 @@ export class LaterFrames<Frame extends IndexedFrame> {
     return frames;
   }
 
+  /**
+   * The motion from frame `index` to later frame `later` in a region (`region` names it): measured
+   * directly (`measure`) from the first frame that asks, which becomes the anchor, and for the frames
+   * after it within the window's reach composed with their motion to the anchor (`toAnchor`, the
+   * chain's). A direct fit costs as much as a window's worth of chain steps, and where it fails (a
+   * cut between) it fails for the anchor's neighbours too: it is not tried again before the reach.
+   */
+  async lineUp(
+    index: number,
+    later: number,
+    region: string,
+    measure: () => Promise<Homography | undefined>,
+    toAnchor: (anchor: number) => Promise<Homography | undefined>,
+  ): Promise<Homography | undefined> {
+    const key = `${later}:${region}`;
+    let anchor = this.anchors.get(key);
+    if (!anchor || index < anchor.index || index - anchor.index > this.radius) {
+      anchor = { index, motion: measure() };
+      this.anchors.set(key, anchor);
+    }
+    const direct = await anchor.motion;
+    if (!direct || anchor.index === index) return direct;
+    const step = await toAnchor(anchor.index);
+    return step && compose(direct, step);
+  }
+
   /** Lets go of the frames at `index` and before: the windows from here on hold them. */
-  reached(index: number): void {
+  reached(index: number): Promise<void> {
+    const leaving: Array<Promise<void>> = [];
     for (const [at, frame] of this.fetched) {
       if (at > index) continue;
       this.fetched.delete(at);
-      frame.then(
-        (got) => got && this.letGo(got),
-        () => undefined,
+      leaving.push(
+        frame.then(
+          (got) => got && this.letGo(got),
+          () => undefined,
+        ),
       );
     }
+    for (const key of this.anchors.keys()) {
+      if (Number(key.split(":")[0]) <= index) this.anchors.delete(key);
+    }
+    return Promise.all(leaving).then(() => undefined);
   }
 
-  /** Lets go of every frame fetched. */
-  clear(): void {
-    this.reached(Number.POSITIVE_INFINITY);
+  /** Lets go of every frame fetched, once the fetches still under way are over (their ffmpeg gone). */
+  clear(): Promise<void> {
+    return this.reached(Number.POSITIVE_INFINITY);
   }
 
   private frameAt(index: number): Promise<Frame | undefined> {

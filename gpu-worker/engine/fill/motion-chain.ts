@@ -269,6 +269,7 @@ function masksOfBoth(from: Uint8Array, to: Uint8Array, width: number, roi: Sized
   return both;
 }
 
-function regionKey(roi: SizedRect): string {
+/** A region's name: the steps of a frame are kept by it. */
+export function regionKey(roi: SizedRect): string {
   return `${roi.x},${roi.y},${roi.width},${roi.height}`;
 }
