@@ -5,13 +5,13 @@ import { LaterFrames } from "./fill/later-frames";
 import { type IndexedFrame, MotionChain, motionAcross, regionKey } from "./fill/motion-chain";
 import { PastFrames } from "./fill/past-frames";
 import { type FillJob, FillPool, fillPoolSize } from "./fill/pool";
-import { ShotCounter } from "./fill/shot-cut";
+import { cutBetween, ShotCounter } from "./fill/shot-cut";
 import { fillSource } from "./fill/temporal";
 import { keptSources } from "./fill/window-fill";
 import type { SizedRect } from "./geometry";
 
 import type { BufferPool } from "./media/buffer-pool";
-import { decodeFrameAt } from "./media/decoder";
+import { decodeFramesAt } from "./media/decoder";
 import { decodeFrames, type Frame, type FrameSink, openEncoder } from "./media/frames";
 import { MediaError, probeVideo, type VideoProbe } from "./media/probe";
 import { selectVideoEncoder } from "./media/video-encoder";
@@ -107,27 +107,46 @@ function frameMask(
 type WindowFrame = IndexedFrame & { ptsSeconds: number; hasText: boolean; shot: number };
 
 /**
- * Frame `index`, decoded alone ahead of the window and masked for the lines on it then (fill/later-frames.ts);
- * undefined where the seek does not land on it. Its shot is not known yet (-1).
+ * Frame `index`, decoded ahead of the window with the frame before it and masked for the lines on it
+ * then (fill/later-frames.ts); undefined where the seek does not land on them, or where a cut lies
+ * between the two: the frame after a line that leaves at a cut shows another shot, which the frames
+ * still under the line cannot tell (the window stops at cuts for the same reason). Its shot is not
+ * known yet (-1).
  */
 async function laterFrame(pass: CleaningPass, index: number): Promise<WindowFrame | undefined> {
   const { probe, framePts, pools } = pass;
-  const ptsSeconds = framePts[index] as number;
-  // Half the gap to the frame before, which a variable rate makes uneven.
-  const tolerance = (ptsSeconds - (framePts[index - 1] ?? ptsSeconds - 1 / probe.avgFps)) / 2;
-  const data = await timed("decode", () =>
-    decodeFrameAt(pass.input, probe, ptsSeconds, tolerance, {
+  const times = [framePts[index - 1] as number, framePts[index] as number];
+  // Half the shortest gap around them (a variable rate makes gaps uneven): the seek lands past the
+  // frame before them, and no frame is taken for another.
+  const gaps = [index - 1, index].flatMap((at) =>
+    at > 0 ? [(framePts[at] as number) - (framePts[at - 1] as number)] : [],
+  );
+  const tolerance = Math.min(...gaps) / 2;
+  const pictures = await timed("decode", () =>
+    decodeFramesAt(pass.input, probe, times, tolerance, {
       pool: pools.pictures,
       ...(pass.signal ? { signal: pass.signal } : {}),
     }),
   );
-  if (!data) return undefined;
+  if (!pictures) return undefined;
+  const [before, after] = pictures.map((data, k) => maskedFrame(pass, index - 1 + k, data));
+  const cut = timedSync("fill", () => cutBetween(before as WindowFrame, after as WindowFrame));
+  releaseFrame(before as WindowFrame, pools);
+  if (!cut) return after;
+  releaseFrame(after as WindowFrame, pools);
+  return undefined;
+}
+
+/** A frame decoded out of the stream, masked for the lines on screen then, with looks of its own. */
+function maskedFrame(pass: CleaningPass, index: number, data: Uint8Array): WindowFrame {
+  const { probe, pools } = pass;
+  const ptsSeconds = pass.framePts[index] as number;
   const frame = { width: probe.width, height: probe.height, data };
   const active = {
     lines: pass.tracks.filter(({ track }) => track.first <= index && index <= track.last),
     areas: areasAt(pass.areas, ptsSeconds),
   };
-  // Its own looks: what a line showed of its box so far belongs to the frames before it.
+  // What a line showed of its box so far belongs to the frames before it: a fresh look.
   const masks = timedSync("masks", () => frameMask(frame, index, active, new Map(), pools.planes));
   return {
     frame,

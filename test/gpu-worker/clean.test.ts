@@ -518,6 +518,46 @@ describe("cleanVideo on a hook that outlasts the window", () => {
   });
 });
 
+describe("cleanVideo on a hook that leaves at a cut", () => {
+  it("does not fill its first frames from the next shot", async () => {
+    // As above, but the caption leaves at a cut to a shot of blue sky above the same picture, without
+    // the sign: around the letters the two shots look alike, and only the cut tells that the frame
+    // after the caption shows another picture.
+    const cut = 60;
+    const shots = [
+      `${FRACTAL},${LOOPED},crop=${WIDTH}:${HEIGHT}:x=60:y=200,trim=end_frame=${3 * FPS},format=yuv420p`,
+      `drawbox=x=0:y=0:w=${WIDTH}:h=240:color=0x3050a0@1:t=fill:enable='gte(n,${cut})'`,
+      `drawbox=x=270:y=285:w=100:h=50:color=0x7020c0@1:t=fill:enable='lt(n,${cut})'`,
+    ].join(",");
+    const encode = (graph: string, name: string) =>
+      ffmpeg([
+        ...["-f", "lavfi", "-i", graph],
+        ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", file(name)],
+      ]);
+    await encode(`${shots},${drawtext(SALE, [0, cut - 1])}`, "hook-cut.mp4");
+    await encode(shots, "hook-cut-free.mp4");
+    await cleanVideo(file("hook-cut.mp4"), file("hook-cut-clean.mp4"), { ocr });
+    const sign = { x: 270, y: 285, width: 100, height: 50 };
+    let purple = 0;
+    for await (const [index, , after] of framePairs(file("hook-cut-free.mp4"), file("hook-cut-clean.mp4"))) {
+      if (index >= cut - windowRadius(WIDTH, HEIGHT)) break;
+      // Over the sign, the fill carries its purple (0x7020c0) in from between the letters, and its
+      // blue stays above its green (a mean of 160, 91, 110 on the first frame); filled from the next
+      // shot's orange fractal it would not (175, 114, 67).
+      let [green, blue] = [0, 0];
+      for (let y = sign.y; y < sign.y + sign.height; y++) {
+        for (let x = sign.x; x < sign.x + sign.width; x++) {
+          const at = (y * WIDTH + x) * 3;
+          green += after[at + 1] as number;
+          blue += after[at + 2] as number;
+        }
+      }
+      if (blue > green) purple++;
+    }
+    expect(purple).toBe(cut - windowRadius(WIDTH, HEIGHT));
+  });
+});
+
 describe("analyseVideo on a line sliding in over the frame's edge", () => {
   it("starts erasing on the first frame a sliver of it shows, not when most of it is in", async () => {
     const slide = [

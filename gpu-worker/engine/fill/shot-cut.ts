@@ -32,6 +32,14 @@ export class ShotCounter {
   }
 }
 
+/** Whether a cut lies between two consecutive frames, told from their pixels outside their masks. */
+export function cutBetween(
+  before: { frame: RgbFrame; mask: Uint8Array },
+  after: { frame: RgbFrame; mask: Uint8Array },
+): boolean {
+  return isCut(frameLook(before.frame, before.mask), frameLook(after.frame, after.mask));
+}
+
 /** What a frame looks like, coarsely: enough to tell a cut. */
 interface FrameLook {
   histogram: Float32Array;

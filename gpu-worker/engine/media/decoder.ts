@@ -88,22 +88,34 @@ function decoderArgs(path: string, probe: VideoProbe, { size, fromSeconds }: Dec
 }
 
 /**
- * The frame shown at `ptsSeconds`, decoded alone after a seek, or undefined where the seek lands on
- * no frame within `tolerance` seconds of it.
+ * The frames shown at `ptsSeconds` (consecutive, in order), decoded alone after a seek; undefined
+ * where the seek lands on no frame within `tolerance` seconds of the first, or the frames that follow
+ * are not the ones asked for. The buffers of frames not returned go back to the pool.
  */
-export async function decodeFrameAt(
+export async function decodeFramesAt(
   path: string,
   probe: VideoProbe,
-  ptsSeconds: number,
+  ptsSeconds: number[],
   tolerance: number,
   options: Omit<DecodeOptions, "fromSeconds" | "size"> = {},
-): Promise<Uint8Array | undefined> {
-  const frames = decodeFrames(path, probe, { ...options, fromSeconds: Math.max(0, ptsSeconds - tolerance) });
+): Promise<Uint8Array[] | undefined> {
+  const first = ptsSeconds[0] ?? 0;
+  const frames = decodeFrames(path, probe, { ...options, fromSeconds: Math.max(0, first - tolerance) });
+  const decoded: Uint8Array[] = [];
   try {
-    const first = await frames.next();
-    if (first.done) return undefined;
-    if (Math.abs(first.value.ptsSeconds - ptsSeconds) <= tolerance) return first.value.data;
-    options.pool?.give(first.value.data);
+    let matched = true;
+    for (const wanted of ptsSeconds) {
+      const next = await frames.next();
+      if (next.done) {
+        matched = false;
+        break;
+      }
+      decoded.push(next.value.data);
+      matched = Math.abs(next.value.ptsSeconds - wanted) <= tolerance;
+      if (!matched) break;
+    }
+    if (matched) return decoded;
+    for (const data of decoded) options.pool?.give(data);
     return undefined;
   } finally {
     await frames.return(undefined);
