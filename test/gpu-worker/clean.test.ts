@@ -452,24 +452,36 @@ describe("cleanVideo on a still shot", () => {
   });
 });
 
+/** The purple sign under the middle of the SALE caption, in the still shots below. */
+const PURPLE_SIGN = { x: 270, y: 285, width: 100, height: 50 };
+
+/**
+ * A still shot of `frames` frames with the sign; from frame `cut` on (if given), another shot: blue
+ * sky above the same picture, without the sign. Around the caption's letters the two shots look
+ * alike but for the sign's stretch: only the cut tells that the purple is gone.
+ */
+function stillShots(frames: number, cut?: number): string {
+  const sign = `drawbox=x=${PURPLE_SIGN.x}:y=${PURPLE_SIGN.y}:w=${PURPLE_SIGN.width}:h=${PURPLE_SIGN.height}:color=0x7020c0@1:t=fill`;
+  const still = `${FRACTAL},${LOOPED},crop=${WIDTH}:${HEIGHT}:x=60:y=200,trim=end_frame=${frames},format=yuv420p`;
+  if (cut === undefined) return `${still},${sign}`;
+  const sky = `drawbox=x=0:y=0:w=${WIDTH}:h=240:color=0x3050a0@1:t=fill:enable='gte(n,${cut})'`;
+  return `${still},${sky},${sign}:enable='lt(n,${cut})'`;
+}
+
+/** A lavfi graph encoded as the clips of these tests are (H.264, CRF 16), into the work folder. */
+const encodeGraph = (graph: string, name: string) =>
+  ffmpeg([
+    ...["-f", "lavfi", "-i", graph],
+    ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", file(name)],
+  ]);
+
 describe("cleanVideo across a cut", () => {
   it("fills the caption after a cut from the new shot, with nothing of the shot before", async () => {
-    // A still shot with a purple sign under the middle of the caption; at frame 25 a cut to a shot
-    // of blue sky above the same picture, without the sign. The ring around the letters matches
-    // across the cut but for the sign's stretch: only the cut tells that the purple is gone.
+    // The caption stays on over the cut at frame 25 (stillShots).
     const cut = 25;
-    const shots = [
-      `${FRACTAL},${LOOPED},crop=${WIDTH}:${HEIGHT}:x=60:y=200,trim=end_frame=${2 * FPS},format=yuv420p`,
-      `drawbox=x=0:y=0:w=${WIDTH}:h=240:color=0x3050a0@1:t=fill:enable='gte(n,${cut})'`,
-      `drawbox=x=270:y=285:w=100:h=50:color=0x7020c0@1:t=fill:enable='lt(n,${cut})'`,
-    ].join(",");
-    const encode = (graph: string, name: string) =>
-      ffmpeg([
-        ...["-f", "lavfi", "-i", graph],
-        ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", file(name)],
-      ]);
-    await encode(`${shots},${drawtext(SALE, [0, 2 * FPS - 1])}`, "cut.mp4");
-    await encode(shots, "cut-free.mp4");
+    const shots = stillShots(2 * FPS, cut);
+    await encodeGraph(`${shots},${drawtext(SALE, [0, 2 * FPS - 1])}`, "cut.mp4");
+    await encodeGraph(shots, "cut-free.mp4");
     await cleanVideo(file("cut.mp4"), file("cut-clean.mp4"), { ocr });
     const area = await captionArea(SALE);
     let compared = 0;
@@ -487,22 +499,14 @@ describe("cleanVideo across a cut", () => {
 
 describe("cleanVideo on a hook that outlasts the window", () => {
   it("fills its first frames from the frame after it leaves, past their window", async () => {
-    // A still shot with a purple sign under the middle of a caption that is on from the first frame
-    // to frame `leaves` - 1: the first frames' windows (±windowRadius) never reach a frame that
-    // shows the sign, so only the frame after the caption leaves can tell it is there.
+    // A still shot with the sign under a caption on from the first frame to frame `leaves` - 1: the
+    // first frames' windows (±windowRadius) never reach a frame that shows the sign, so only the
+    // frame after the caption leaves can tell it is there.
     const leaves = 60;
     expect(leaves).toBeGreaterThan(2 * windowRadius(WIDTH, HEIGHT));
-    const still = [
-      `${FRACTAL},${LOOPED},crop=${WIDTH}:${HEIGHT}:x=60:y=200,trim=end_frame=${3 * FPS},format=yuv420p`,
-      "drawbox=x=270:y=285:w=100:h=50:color=0x7020c0@1:t=fill",
-    ].join(",");
-    const encode = (graph: string, name: string) =>
-      ffmpeg([
-        ...["-f", "lavfi", "-i", graph],
-        ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", file(name)],
-      ]);
-    await encode(`${still},${drawtext(SALE, [0, leaves - 1])}`, "hook.mp4");
-    await encode(still, "hook-free.mp4");
+    const still = stillShots(3 * FPS);
+    await encodeGraph(`${still},${drawtext(SALE, [0, leaves - 1])}`, "hook.mp4");
+    await encodeGraph(still, "hook-free.mp4");
     await cleanVideo(file("hook.mp4"), file("hook-clean.mp4"), { ocr });
     const area = await captionArea(SALE);
     let compared = 0;
@@ -520,24 +524,13 @@ describe("cleanVideo on a hook that outlasts the window", () => {
 
 describe("cleanVideo on a hook that leaves at a cut", () => {
   it("does not fill its first frames from the next shot", async () => {
-    // As above, but the caption leaves at a cut to a shot of blue sky above the same picture, without
-    // the sign: around the letters the two shots look alike, and only the cut tells that the frame
+    // As above, but the caption leaves at a cut (stillShots): only the cut tells that the frame
     // after the caption shows another picture.
     const cut = 60;
-    const shots = [
-      `${FRACTAL},${LOOPED},crop=${WIDTH}:${HEIGHT}:x=60:y=200,trim=end_frame=${3 * FPS},format=yuv420p`,
-      `drawbox=x=0:y=0:w=${WIDTH}:h=240:color=0x3050a0@1:t=fill:enable='gte(n,${cut})'`,
-      `drawbox=x=270:y=285:w=100:h=50:color=0x7020c0@1:t=fill:enable='lt(n,${cut})'`,
-    ].join(",");
-    const encode = (graph: string, name: string) =>
-      ffmpeg([
-        ...["-f", "lavfi", "-i", graph],
-        ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "16", "-pix_fmt", "yuv420p", file(name)],
-      ]);
-    await encode(`${shots},${drawtext(SALE, [0, cut - 1])}`, "hook-cut.mp4");
-    await encode(shots, "hook-cut-free.mp4");
+    const shots = stillShots(3 * FPS, cut);
+    await encodeGraph(`${shots},${drawtext(SALE, [0, cut - 1])}`, "hook-cut.mp4");
+    await encodeGraph(shots, "hook-cut-free.mp4");
     await cleanVideo(file("hook-cut.mp4"), file("hook-cut-clean.mp4"), { ocr });
-    const sign = { x: 270, y: 285, width: 100, height: 50 };
     let purple = 0;
     for await (const [index, , after] of framePairs(file("hook-cut-free.mp4"), file("hook-cut-clean.mp4"))) {
       if (index >= cut - windowRadius(WIDTH, HEIGHT)) break;
@@ -545,8 +538,8 @@ describe("cleanVideo on a hook that leaves at a cut", () => {
       // blue stays above its green (a mean of 160, 91, 110 on the first frame); filled from the next
       // shot's orange fractal it would not (175, 114, 67).
       let [green, blue] = [0, 0];
-      for (let y = sign.y; y < sign.y + sign.height; y++) {
-        for (let x = sign.x; x < sign.x + sign.width; x++) {
+      for (let y = PURPLE_SIGN.y; y < PURPLE_SIGN.y + PURPLE_SIGN.height; y++) {
+        for (let x = PURPLE_SIGN.x; x < PURPLE_SIGN.x + PURPLE_SIGN.width; x++) {
           const at = (y * WIDTH + x) * 3;
           green += after[at + 1] as number;
           blue += after[at + 2] as number;
