@@ -231,6 +231,7 @@ export async function cleanVideo(
         input,
         probe,
         framePts: analysis.framePts,
+        cuts: analysis.cuts,
         tracks,
         areas: frameAreas(regions, probe.width, probe.height),
         ocr,
@@ -272,6 +273,8 @@ interface CleaningPass {
   probe: VideoProbe;
   /** When each frame is shown (the analysis read them all). */
   framePts: number[];
+  /** The frames that start a shot, as the analysis saw the whole picture. */
+  cuts: number[];
   /** The lines to erase. */
   tracks: TextTrack[];
   /** The customer's areas, erased whole over their spans. */
@@ -329,6 +332,7 @@ async function cleaningPass(
   // Frames just after the lines that outlast the window leave, fetched ahead for their early frames.
   const later = new LaterFrames<WindowFrame>(
     tracks.map(({ track }) => track),
+    pass.cuts,
     pass.framePts.length,
     radius,
     (index) => laterFrame(pass, index),

@@ -9,12 +9,13 @@ function frame(index: number) {
   return { index, frame: { width: 1, height: 1, data: new Uint8Array(3) }, mask: new Uint8Array(1) };
 }
 
-/** LaterFrames over these lines, counting the fetches and the frames let go. */
-function later(lines: Span[], missing: number[] = []) {
+/** LaterFrames over these lines (and cuts), counting the fetches and the frames let go. */
+function later(lines: Span[], missing: number[] = [], cuts: number[] = []) {
   const fetched: number[] = [];
   const letGo: number[] = [];
   const frames = new LaterFrames<ReturnType<typeof frame>>(
     lines,
+    cuts,
     FRAMES,
     RADIUS,
     async (index) => {
@@ -45,6 +46,24 @@ describe("the frames from after the window", () => {
     ]);
     for (const index of [0, 10, 12, 39, 40, 70]) expect(await frames.for(index)).toEqual([]);
     expect(fetched).toEqual([]);
+  });
+
+  it("wants no frame across a cut, but the frame at a cut (its own look, with masks, tells)", async () => {
+    const { frames } = later(
+      [
+        { first: 0, last: 29 },
+        { first: 0, last: 49 },
+      ],
+      [],
+      [30, 45],
+    );
+    // Frame 30 starts a shot (maybe the hook's own plate going): wanted; frame 50 lies past the cut at 45.
+    expect(indices(await frames.for(0))).toEqual([30]);
+    // Past the first cut, the next one decides.
+    expect(indices(await frames.for(30))).toEqual([]);
+    expect(frames.wanted(40)).toEqual([]);
+    expect(later([{ first: 0, last: 49 }], [], [45]).frames.wanted(0)).toEqual([]);
+    expect(later([{ first: 0, last: 49 }], [], [50]).frames.wanted(0)).toEqual([50]);
   });
 
   it("gives the nearest first, at most LATER_FRAMES of them, and skips a frame that could not be had", async () => {

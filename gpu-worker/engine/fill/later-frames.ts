@@ -28,6 +28,8 @@ export class LaterFrames<Frame extends IndexedFrame> {
 
   constructor(
     private readonly lines: Span[],
+    /** The frames that start a shot (the reading pass's CutFinder), in order. */
+    private readonly cuts: number[],
     private readonly frameCount: number,
     /** Frames on each side of a frame that its window holds. */
     private readonly radius: number,
@@ -37,13 +39,22 @@ export class LaterFrames<Frame extends IndexedFrame> {
     private readonly letGo: (frame: Frame) => void,
   ) {}
 
-  /** The indices of the frames just after the lines on screen at `index` leave, past its window, nearest first. */
+  /**
+   * The indices of the frames just after the lines on screen at `index` leave, past its window,
+   * nearest first; none across a cut (one at the frame itself is the caller's to tell, with masks:
+   * the line's own plate going may look like one here).
+   */
   wanted(index: number): number[] {
     const after = new Set<number>();
     for (const { first, last } of this.lines) {
       const leftAt = last + 1;
       if (first <= index && index <= last && leftAt > index + this.radius && leftAt < this.frameCount)
         after.add(leftAt);
+    }
+    for (const cut of this.cuts) {
+      if (cut <= index) continue;
+      for (const at of after) if (at > cut) after.delete(at);
+      break;
     }
     return [...after].sort((a, b) => a - b).slice(0, LATER_FRAMES);
   }

@@ -1,4 +1,5 @@
 import { MotionEstimator } from "../fill/motion";
+import { CutFinder } from "../fill/shot-cut";
 import type { SizedRect } from "../geometry";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
@@ -41,6 +42,8 @@ export interface Analysis {
   lastPtsSeconds: number;
   /** When each frame is shown, by index: the cleaning pass seeks to frames ahead of its window. */
   framePts: number[];
+  /** The frames that start a shot, from the whole picture (a large plate may read as one too). */
+  cuts: number[];
 }
 
 export interface AnalyseOptions {
@@ -388,6 +391,7 @@ export async function analyseVideo(
   let previous: ReadFrame | null = null;
   let lastSampled = Number.NEGATIVE_INFINITY;
   const framePts: number[] = [];
+  const cuts = new CutFinder();
 
   const reading = { reuse: !options.texts };
   /** What the detector has seen so far: frames are searched only where they changed since. */
@@ -471,6 +475,7 @@ export async function analyseVideo(
       index: frame.index,
       frame: { width: size.width, height: size.height, data: frame.data },
     };
+    cuts.look(frame.index, analysisFrame.frame);
     if (frame.index - lastSampled >= interval || (changed && frame.index - lastSampled >= 2)) {
       batch.push({ ...analysisFrame, gap });
       gap = [];
@@ -501,6 +506,7 @@ export async function analyseVideo(
     sampledFrames: samples.length,
     lastPtsSeconds: framePts.at(-1) ?? 0,
     framePts,
+    cuts: cuts.cuts,
   };
 }
 
