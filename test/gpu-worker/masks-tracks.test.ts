@@ -125,6 +125,25 @@ describe("buildTracks", () => {
     ]);
   });
 
+  it("starts a new line where a longer subtitle takes a short one's place, and keeps a line read in part", () => {
+    const short = { x: 217, y: 296, width: 208, height: 40 };
+    const long = { x: 70, y: 300, width: 500, height: 34 };
+    const tracks = buildTracks([
+      { frame: 48, detections: [read(48, short, "50% OFF")] },
+      { frame: 50, detections: [read(50, long, "NEW IN STORE TODAY")] },
+    ]);
+    expect(tracks.map((track) => [track.first, track.last])).toEqual([
+      [48, 48],
+      [50, 50],
+    ]);
+    // The same place read in part, then whole (a line sliding in over the frame's edge): one line.
+    const partly = buildTracks([
+      { frame: 0, detections: [read(0, { ...long, width: 200 }, "STORE TODAY")] },
+      { frame: 2, detections: [read(2, long, "NEW IN STORE TODAY")] },
+    ]);
+    expect(partly).toHaveLength(1);
+  });
+
   it("still follows a line that slides, read on both samples", () => {
     const tracks = buildTracks([
       { frame: 0, detections: [read(0, hook, "NEW DROP TODAY")] },

@@ -35,13 +35,19 @@ export function iou(a: SizedRect, b: SizedRect): number {
   return union > 0 ? overlap / union : 0;
 }
 
-/** Same line of text, allowing OCR slips: few edits relative to the longer reading. */
+/**
+ * Same line of text, allowing OCR slips: the shorter reading is found in the longer (a line read in
+ * part, sliding in over the edge) with few edits for its own length. Counted against the longer
+ * reading, a short subtitle matched any long one that followed it in its place ("50% OFF" is 4 edits
+ * from a stretch of "NEW IN STORE TODAY", which allowed 5): the two became one line, and the second
+ * was masked within the first's plate, its ends left on screen.
+ */
 function similarText(a: string, b: string): boolean {
   const left = normaliseText(a);
   const right = normaliseText(b);
   if (left.length === 0 || right.length === 0) return true;
   const [short, long] = left.length <= right.length ? [left, right] : [right, left];
-  return substringDistance(short, long) <= Math.max(1, Math.floor(long.length * 0.34));
+  return substringDistance(short, long) <= Math.max(1, Math.floor(short.length * 0.34));
 }
 
 /** Boxes of one sliding line stay close: overlap, or a shift under one line height. */
