@@ -329,9 +329,9 @@ async function cleaningPass(
     chain.unfollow(frame.index);
     releaseFrame(frame, pools);
   });
-  // Frames just after the lines that outlast the window leave, fetched ahead for their early frames.
+  // Frames after the lines that outlast the window leave, fetched ahead for their early frames.
   const later = new LaterFrames<WindowFrame>(
-    tracks.map(({ track }) => track),
+    tracks.map(({ track }) => ({ first: track.first, last: track.last, box: (at) => boxAt(track, at) })),
     pass.cuts,
     pass.framePts.length,
     radius,

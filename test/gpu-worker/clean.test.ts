@@ -43,6 +43,8 @@ interface Caption {
   y: string;
   /** Drawn on a shaded, semi-transparent box, like a hook. */
   box?: boolean;
+  /** The box's colour and opacity, where not black@0.5. */
+  boxColour?: string;
 }
 
 const SALE: Caption = { text: "SALE 50% OFF", size: 40, y: "h-text_h-30" };
@@ -58,7 +60,7 @@ function drawtext(caption: Caption, frames: [number, number], outline = "black")
     "fontcolor=white",
     "borderw=3",
     `bordercolor=${outline}`,
-    ...(caption.box ? ["box=1", "boxcolor=black@0.5", "boxborderw=10"] : []),
+    ...(caption.box ? ["box=1", `boxcolor=${caption.boxColour ?? "black@0.5"}`, "boxborderw=10"] : []),
     "x=(w-text_w)/2",
     `y=${caption.y}`,
     `enable='between(n,${frames[0]},${frames[1]})'`,
@@ -497,28 +499,62 @@ describe("cleanVideo across a cut", () => {
   });
 });
 
-describe("cleanVideo on a hook that outlasts the window", () => {
-  it("fills its first frames from the frame after it leaves, past their window", async () => {
-    // A still shot with the sign under a caption on from the first frame to frame `leaves` - 1: the
-    // first frames' windows (±windowRadius) never reach a frame that shows the sign, so only the
-    // frame after the caption leaves can tell it is there.
-    const leaves = 60;
-    expect(leaves).toBeGreaterThan(2 * windowRadius(WIDTH, HEIGHT));
-    const still = stillShots(3 * FPS);
-    await encodeGraph(`${still},${drawtext(SALE, [0, leaves - 1])}`, "hook.mp4");
-    await encodeGraph(still, "hook-free.mp4");
-    await cleanVideo(file("hook.mp4"), file("hook-clean.mp4"), { ocr });
-    const area = await captionArea(SALE);
-    let compared = 0;
-    for await (const [index, bare, after] of framePairs(file("hook-free.mp4"), file("hook-clean.mp4"))) {
-      if (index >= leaves - windowRadius(WIDTH, HEIGHT)) break;
-      // Without the frame after the caption leaves, the first frame read 15.5 dB here (the sign
-      // inpainted away); lined up from it, 43.7, and 44 on the frames after.
-      const filled = psnr(squaredError(bare, after, (x, y) => inside(area, x, y)));
-      expect(filled, `frame ${index}`).toBeGreaterThan(30);
-      compared++;
-    }
-    expect(compared).toBe(leaves - windowRadius(WIDTH, HEIGHT));
+/**
+ * The PSNR inside the captions' area on each frame before `shown` - windowRadius, of the still shot
+ * with the sign (stillShots, `seconds` long) cleaned of `captions`, which hide the sign until frame
+ * `shown`: no frame of those frames' windows shows it.
+ */
+async function fillsBeforeShown(
+  name: string,
+  seconds: number,
+  captions: Array<[Caption, [number, number]]>,
+  shown: number,
+): Promise<number[]> {
+  const still = stillShots(seconds * FPS);
+  await encodeGraph(
+    [still, ...captions.map(([caption, frames]) => drawtext(caption, frames))].join(","),
+    `${name}.mp4`,
+  );
+  await encodeGraph(still, `${name}-free.mp4`);
+  await cleanVideo(file(`${name}.mp4`), file(`${name}-clean.mp4`), { ocr });
+  const areas = await Promise.all(captions.map(([caption]) => captionArea(caption)));
+  const filled: number[] = [];
+  for await (const [index, bare, after] of framePairs(file(`${name}-free.mp4`), file(`${name}-clean.mp4`))) {
+    if (index >= shown - windowRadius(WIDTH, HEIGHT)) break;
+    filled.push(psnr(squaredError(bare, after, (x, y) => areas.some((area) => inside(area, x, y)))));
+  }
+  return filled;
+}
+
+describe("cleanVideo on lines that outlast the window", () => {
+  it("fills a hook's first frames from the frame after it leaves, past their window", async () => {
+    // A caption on from the first frame to frame 59: without the frame after it leaves, the first
+    // frame read 15.5 dB (the sign inpainted away); lined up from it, 43.7, and 44 on the frames after.
+    const filled = await fillsBeforeShown("hook", 3, [[SALE, [0, 59]]], 60);
+    expect(filled).toHaveLength(60 - windowRadius(WIDTH, HEIGHT));
+    for (const [index, dB] of filled.entries()) expect(dB, `frame ${index}`).toBeGreaterThan(30);
+  });
+
+  it("fills the first subtitle from the frame after the next one in its place leaves", async () => {
+    // Two subtitles on solid plates, one after the other over the sign: the frame after the first
+    // leaves shows the second's plate there; only the frame after the second leaves shows the sign.
+    // With only the frame after the first, frames 0 to 49 read 18.0 dB (the sign inpainted away);
+    // with the frame after the second too, 45.2 to 46.3.
+    const plate = { box: true, boxColour: "0x202020@1" };
+    // Of other lengths, so that they are read as two lines, not one whose words changed.
+    const first: Caption = { ...SALE, ...plate, text: "50% OFF" };
+    const next: Caption = { ...SALE, ...plate, text: "NEW IN STORE TODAY" };
+    const filled = await fillsBeforeShown(
+      "subtitles",
+      5,
+      [
+        [first, [0, 49]],
+        [next, [50, 99]],
+      ],
+      100,
+    );
+    expect(filled).toHaveLength(100 - windowRadius(WIDTH, HEIGHT));
+    for (const [index, dB] of filled.entries()) expect(dB, `frame ${index}`).toBeGreaterThan(30);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LATER_FRAMES, LaterFrames, type Span } from "../../gpu-worker/engine/fill/later-frames";
+import { LATER_FRAMES, LaterFrames, type Line, shownAfter } from "../../gpu-worker/engine/fill/later-frames";
 import { homography } from "../../gpu-worker/engine/fill/types";
 
 const RADIUS = 5;
@@ -9,8 +9,22 @@ function frame(index: number) {
   return { index, frame: { width: 1, height: 1, data: new Uint8Array(3) }, mask: new Uint8Array(1) };
 }
 
+/** A line's span, in one place (or in another where `place` says) on every frame. */
+interface Span {
+  first: number;
+  last: number;
+  place?: number;
+}
+
+const line = ({ first, last, place = 0 }: Span): Line => ({
+  first,
+  last,
+  box: () => ({ x: place * 100, y: 0, width: 80, height: 20 }),
+});
+
 /** LaterFrames over these lines (and cuts), counting the fetches and the frames let go. */
-function later(lines: Span[], missing: number[] = [], cuts: number[] = []) {
+function later(spans: Span[], missing: number[] = [], cuts: number[] = []) {
+  const lines = spans.map(line);
   const fetched: number[] = [];
   const letGo: number[] = [];
   const frames = new LaterFrames<ReturnType<typeof frame>>(
@@ -37,6 +51,23 @@ describe("the frames from after the window", () => {
     // Frame 25's window (±5) holds frame 30 itself.
     expect(await frames.for(25)).toEqual([]);
     expect(fetched).toEqual([30]);
+  });
+
+  it("looks past the subtitles that take a line's place, up to LATER_FRAMES frames after it", () => {
+    const spans = [
+      { first: 0, last: 19 },
+      { first: 20, last: 39 },
+      // Elsewhere in the frame: it does not hide the first line's place.
+      { first: 38, last: 70, place: 2 },
+      { first: 40, last: 59 },
+      { first: 60, last: 79 },
+    ];
+    const lines = spans.map(line);
+    expect(shownAfter(lines[0] as Line, lines, FRAMES)).toEqual([20, 40, 60]);
+    expect(shownAfter(lines[4] as Line, lines, FRAMES)).toEqual([80]);
+    expect(shownAfter(lines[4] as Line, lines, 80)).toEqual([]);
+    expect(later(spans).frames.wanted(0)).toEqual([20, 40, 60]);
+    expect(later(spans).frames.wanted(16)).toEqual([40, 60]);
   });
 
   it("wants nothing for a line the window spans, one still on at the end, or frames it is not on", async () => {

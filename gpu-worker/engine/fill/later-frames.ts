@@ -1,3 +1,4 @@
+import type { SizedRect } from "../geometry";
 import { compose, type IndexedFrame } from "./motion-chain";
 import type { Homography } from "./types";
 
@@ -7,16 +8,41 @@ import type { Homography } from "./types";
  */
 export const LATER_FRAMES = 3;
 
-/** The frames a line is on, first to last. */
-export interface Span {
+/** The frames a line is on, first to last, and where it is on each. */
+export interface Line {
   first: number;
   last: number;
+  box: (frame: number) => SizedRect;
+}
+
+/**
+ * The frames after `line` leaves that may show what it hid, nearest first: the first after it, and,
+ * while another line is on in its place then (subtitles that follow each other in one place), the
+ * first after that one leaves too; LATER_FRAMES at most, before `frameCount`.
+ */
+export function shownAfter(line: Line, lines: Line[], frameCount: number): number[] {
+  const place = line.box(line.last);
+  const shown: number[] = [];
+  for (let at = line.last + 1; at < frameCount && shown.length < LATER_FRAMES; ) {
+    shown.push(at);
+    const covering = lines.filter(
+      (other) => other.first <= at && at <= other.last && meet(other.box(at), place),
+    );
+    if (covering.length === 0) break;
+    at = Math.max(...covering.map((other) => other.last)) + 1;
+  }
+  return shown;
+}
+
+function meet(a: SizedRect, b: SizedRect): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
 /**
  * The frames from after the window (issue 22's "reach past the window", forward): a line on screen
  * for longer than the window (a hook from the first frame) hides pixels that no frame of its early
- * frames' windows shows, while the frame just after the line leaves shows them. That frame is fetched
+ * frames' windows shows, while the frame just after the line leaves shows them (or, where the next
+ * subtitle takes its place, the frame after that one leaves: shownAfter). Such a frame is fetched
  * ahead of the window (a seek), once, and let go as soon as the window reaches it. It is lined up
  * by a direct motion (the chain has no steps that far ahead), measured once for a stretch of frames
  * (lineUp), and checked as any source by the caller.
@@ -25,31 +51,34 @@ export class LaterFrames<Frame extends IndexedFrame> {
   private readonly fetched = new Map<number, Promise<Frame | undefined>>();
   /** By later frame and region: the frame whose direct motion to it was measured, and that motion. */
   private readonly anchors = new Map<string, { index: number; motion: Promise<Homography | undefined> }>();
+  /** Each line's span, and the frames after it that may show what it hid (shownAfter). */
+  private readonly lines: Array<{ first: number; last: number; shown: number[] }>;
 
   constructor(
-    private readonly lines: Span[],
+    lines: Line[],
     /** The frames that start a shot (the reading pass's CutFinder), in order. */
     private readonly cuts: number[],
-    private readonly frameCount: number,
+    frameCount: number,
     /** Frames on each side of a frame that its window holds. */
     private readonly radius: number,
     /** The frame at an index with its mask, or undefined where it cannot be had. */
     private readonly fetch: (index: number) => Promise<Frame | undefined>,
     /** Called with each fetched frame let go. */
     private readonly letGo: (frame: Frame) => void,
-  ) {}
+  ) {
+    this.lines = lines.map((line) => ({ ...line, shown: shownAfter(line, lines, frameCount) }));
+  }
 
   /**
-   * The indices of the frames just after the lines on screen at `index` leave, past its window,
-   * nearest first; none across a cut (one at the frame itself is the caller's to tell, with masks:
-   * the line's own plate going may look like one here).
+   * The indices of the frames after the lines on screen at `index` that may show what they hide,
+   * past its window, nearest first; none across a cut (one at the frame itself is the caller's to
+   * tell, with masks: the line's own plate going may look like one here).
    */
   wanted(index: number): number[] {
     const after = new Set<number>();
-    for (const { first, last } of this.lines) {
-      const leftAt = last + 1;
-      if (first <= index && index <= last && leftAt > index + this.radius && leftAt < this.frameCount)
-        after.add(leftAt);
+    for (const { first, last, shown } of this.lines) {
+      if (first > index || index > last) continue;
+      for (const at of shown) if (at > index + this.radius) after.add(at);
     }
     for (const cut of this.cuts) {
       if (cut <= index) continue;
