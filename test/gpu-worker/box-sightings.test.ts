@@ -97,4 +97,18 @@ describe("a caption's box told from the samples of its line together", () => {
     expect(sightedBox([faint(60), faint(90)])).toBeUndefined();
     expect(sightedBox([faint(60), faint(61)])?.box.x0).toBe(58);
   });
+
+  it("takes a side that no sample sighted (a dark plate over a picture as dark) as the mirror of the other", () => {
+    const edge = (at: number) => ({ at, strength: 0.9, boxBrighter: false });
+    // The text from 80 to 240 across, 60 to 90 down; the plate 20 px past it left and 10 above and below.
+    const unsightedRight = { box: TEXT_BOX, edges: { top: edge(50), bottom: edge(100), left: edge(60) } };
+    expect(sightedBox([unsightedRight, unsightedRight])?.box).toEqual({ x0: 57, y0: 47, x1: 263, y1: 103 });
+    // Edges the scene gives a word (a face above it, a chin just below): its top and bottom do not pad
+    // it alike, and no side is made up.
+    const scene = { box: TEXT_BOX, edges: { top: edge(17), bottom: edge(92), left: edge(60) } };
+    expect(sightedBox([scene, scene])).toBeUndefined();
+    // Two sides unsighted: no box.
+    const twoUnsighted = { box: TEXT_BOX, edges: { top: edge(50), left: edge(60) } };
+    expect(sightedBox([twoUnsighted, twoUnsighted])).toBeUndefined();
+  });
 });
