@@ -137,15 +137,24 @@ async function laterFrame(pass: CleaningPass, index: number): Promise<WindowFram
   return undefined;
 }
 
+/** The lines to erase and the customer's areas on screen at frame `index`, shown at `ptsSeconds`. */
+function onScreen(
+  { tracks, areas }: Pick<CleaningPass, "tracks" | "areas">,
+  index: number,
+  ptsSeconds: number,
+): { lines: TextTrack[]; areas: FrameArea[] } {
+  return {
+    lines: tracks.filter(({ track }) => track.first <= index && index <= track.last),
+    areas: areasAt(areas, ptsSeconds),
+  };
+}
+
 /** A frame decoded out of the stream, masked for the lines on screen then, with looks of its own. */
 function maskedFrame(pass: CleaningPass, index: number, data: Uint8Array): WindowFrame {
   const { probe, pools } = pass;
   const ptsSeconds = pass.framePts[index] as number;
   const frame = { width: probe.width, height: probe.height, data };
-  const active = {
-    lines: pass.tracks.filter(({ track }) => track.first <= index && index <= track.last),
-    areas: areasAt(pass.areas, ptsSeconds),
-  };
+  const active = onScreen(pass, index, ptsSeconds);
   // What a line showed of its box so far belongs to the frames before it: a fresh look.
   const masks = timedSync("masks", () => frameMask(frame, index, active, new Map(), pools.planes));
   return {
@@ -298,7 +307,7 @@ async function cleaningPass(
   encoder: FrameSink,
   pass: CleaningPass,
 ): Promise<number> {
-  const { probe, tracks, areas, ocr, pools, fillJob: job, report, picture, findings } = pass;
+  const { probe, tracks, ocr, pools, fillJob: job, report, picture, findings } = pass;
   const radius = windowRadius(probe.width, probe.height);
   const window: WindowFrame[] = [];
   // One motion measurement per pair of consecutive frames and region, composed for the neighbours:
@@ -513,10 +522,7 @@ async function cleaningPass(
     for (let item = await frames.first; !item.done; item = await frames.rest.next()) {
       const frame = item.value;
       const rgb = { width: probe.width, height: probe.height, data: frame.data };
-      const active = {
-        lines: tracks.filter(({ track }) => track.first <= frame.index && frame.index <= track.last),
-        areas: areasAt(areas, frame.ptsSeconds),
-      };
+      const active = onScreen(pass, frame.index, frame.ptsSeconds);
       let masks: ReturnType<typeof frameMask> | null = null;
       if (active.lines.length + active.areas.length > 0) {
         picture.offer(rgb.data);

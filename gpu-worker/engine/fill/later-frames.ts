@@ -49,14 +49,17 @@ function meet(a: SizedRect, b: SizedRect): boolean {
  */
 export class LaterFrames<Frame extends IndexedFrame> {
   private readonly fetched = new Map<number, Promise<Frame | undefined>>();
-  /** By later frame and region: the frame whose direct motion to it was measured, and that motion. */
-  private readonly anchors = new Map<string, { index: number; motion: Promise<Homography | undefined> }>();
+  /** By later frame, then by region: the frame whose direct motion to it was measured, and that motion. */
+  private readonly anchors = new Map<
+    number,
+    Map<string, { index: number; motion: Promise<Homography | undefined> }>
+  >();
   /** Each line's span, and the frames after it that may show what it hid (shownAfter). */
   private readonly lines: Array<{ first: number; last: number; shown: number[] }>;
 
   constructor(
     lines: Line[],
-    /** The frames that start a shot (the reading pass's CutFinder), in order. */
+    /** The frames that start a shot (the reading pass's, told from the whole picture), in order. */
     private readonly cuts: number[],
     frameCount: number,
     /** Frames on each side of a frame that its window holds. */
@@ -117,11 +120,12 @@ export class LaterFrames<Frame extends IndexedFrame> {
     measure: () => Promise<Homography | undefined>,
     toAnchor: (anchor: number) => Promise<Homography | undefined>,
   ): Promise<Homography | undefined> {
-    const key = `${later}:${region}`;
-    let anchor = this.anchors.get(key);
+    const byRegion = this.anchors.get(later) ?? new Map();
+    this.anchors.set(later, byRegion);
+    let anchor = byRegion.get(region);
     if (!anchor || index < anchor.index || index - anchor.index > this.radius) {
       anchor = { index, motion: measure() };
-      this.anchors.set(key, anchor);
+      byRegion.set(region, anchor);
     }
     const direct = await anchor.motion;
     if (!direct || anchor.index === index) return direct;
@@ -142,9 +146,7 @@ export class LaterFrames<Frame extends IndexedFrame> {
         ),
       );
     }
-    for (const key of this.anchors.keys()) {
-      if (Number(key.split(":")[0]) <= index) this.anchors.delete(key);
-    }
+    for (const at of this.anchors.keys()) if (at <= index) this.anchors.delete(at);
     return Promise.all(leaving).then(() => undefined);
   }
 

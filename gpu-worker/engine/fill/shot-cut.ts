@@ -32,27 +32,6 @@ export class ShotCounter {
   }
 }
 
-/**
- * The frames that start a shot, told from the whole picture (overlays included, so a large plate
- * coming on or going may read as a cut too): the reading pass finds them on its reduced frames, before
- * any mask is known, for the cleaning pass to look across (fill/later-frames.ts).
- */
-export class CutFinder {
-  /** The first frame of each shot after the first, in order. */
-  readonly cuts: number[] = [];
-  private lastLook?: FrameLook;
-  private noMask?: Uint8Array;
-
-  /** Looks at frame `index`, the one after the last looked at. */
-  look(index: number, frame: RgbFrame): void {
-    if (this.noMask?.length !== frame.width * frame.height)
-      this.noMask = new Uint8Array(frame.width * frame.height);
-    const look = frameLook(frame, this.noMask);
-    if (this.lastLook && isCut(this.lastLook, look)) this.cuts.push(index);
-    this.lastLook = look;
-  }
-}
-
 /** Whether a cut lies between two consecutive frames, told from their pixels outside their masks. */
 export function cutBetween(
   before: { frame: RgbFrame; mask: Uint8Array },

@@ -1,5 +1,5 @@
 import { MotionEstimator } from "../fill/motion";
-import { CutFinder } from "../fill/shot-cut";
+import { ShotCounter } from "../fill/shot-cut";
 import type { SizedRect } from "../geometry";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
@@ -391,7 +391,11 @@ export async function analyseVideo(
   let previous: ReadFrame | null = null;
   let lastSampled = Number.NEGATIVE_INFINITY;
   const framePts: number[] = [];
-  const cuts = new CutFinder();
+  // The frames that start a shot, told from the whole picture (no mask is known yet, so a large
+  // plate coming on or going may read as a cut too): the cleaning pass looks across none.
+  const shots = new ShotCounter();
+  const cuts: number[] = [];
+  const wholePicture = new Uint8Array(size.width * size.height);
 
   const reading = { reuse: !options.texts };
   /** What the detector has seen so far: frames are searched only where they changed since. */
@@ -475,7 +479,7 @@ export async function analyseVideo(
       index: frame.index,
       frame: { width: size.width, height: size.height, data: frame.data },
     };
-    cuts.look(frame.index, analysisFrame.frame);
+    if (shots.shotOf(analysisFrame.frame, wholePicture) > cuts.length) cuts.push(frame.index);
     if (frame.index - lastSampled >= interval || (changed && frame.index - lastSampled >= 2)) {
       batch.push({ ...analysisFrame, gap });
       gap = [];
@@ -506,7 +510,7 @@ export async function analyseVideo(
     sampledFrames: samples.length,
     lastPtsSeconds: framePts.at(-1) ?? 0,
     framePts,
-    cuts: cuts.cuts,
+    cuts,
   };
 }
 
