@@ -49,6 +49,8 @@ function meet(a: SizedRect, b: SizedRect): boolean {
  */
 export class LaterFrames<Frame extends IndexedFrame> {
   private readonly fetched = new Map<number, Promise<Frame | undefined>>();
+  /** The last fetch asked for: the next starts once it is over. */
+  private fetching: Promise<unknown> = Promise.resolve();
   /** By later frame, then by region: the frame whose direct motion to it was measured, and that motion. */
   private readonly anchors = new Map<
     number,
@@ -158,8 +160,11 @@ export class LaterFrames<Frame extends IndexedFrame> {
   private frameAt(index: number): Promise<Frame | undefined> {
     let frame = this.fetched.get(index);
     if (!frame) {
-      frame = this.fetch(index);
-      frame.catch(() => undefined); // surfaces when the frame is asked for
+      // One fetch at a time: each is an ffmpeg decoder of its own, and the frames started ahead may
+      // ask for several at once (real-portrait's words in a row: a peak of 949 MB with them all under
+      // way together, 723 one at a time).
+      frame = this.fetching.then(() => this.fetch(index));
+      this.fetching = frame.catch(() => undefined); // a failure surfaces when the frame is asked for
       this.fetched.set(index, frame);
     }
     return frame;
