@@ -419,12 +419,16 @@ async function cleaningPass(
     // The previous output is frame index - 1's when that frame has text (it is written just before).
     const previousComing = around[center - 1]?.hasText === true;
     const measured = region ? chain.measureSteps(around, region) : Promise.resolve();
+    // Timed as the fill's wherever it goes on: it is started from the decode loop, and without a
+    // pool the window search runs in it.
     const fill = measured.then(() =>
-      startFill(around, center, previousComing, {
-        ...options,
-        ...(region ? { motionRoi: region } : {}),
-        ...(search ? { search } : {}),
-      }),
+      timed("fill", () =>
+        startFill(around, center, previousComing, {
+          ...options,
+          ...(region ? { motionRoi: region } : {}),
+          ...(search ? { search } : {}),
+        }),
+      ),
     );
     fill.catch(() => undefined); // surfaces when the frame is written, or is dropped with the pass
     return { around, center, options, verified, fill, region };
