@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick | --real | --clip NAME] [--gpu]`: builds its test set with ffmpeg in .cache/bench
+ * `npm run bench [-- --quick | --real | --clip NAME] [--gpu]` (or `-- --kernels`: kernels.ts): builds its test set with ffmpeg in .cache/bench
  * (kept between runs), runs the engine and two baselines on every clip (and, on the clips of the 720p
  * speed target, the engine on the footage without its text), scores each output against the truth
  * and prints a table; the full results go to .cache/bench/results.json. With --gpu the
@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { CLIPS, type ClipSpec } from "./clips";
 import { FFMPEG } from "./ffmpeg";
 import { buildClip } from "./footage";
+import { benchKernels } from "./kernels";
 import { type MethodName, type MethodRun, runMethod } from "./methods";
 import {
   type ClipResult,
@@ -34,8 +35,15 @@ const { values } = parseArgs({
     real: { type: "boolean", default: false },
     clip: { type: "string" },
     gpu: { type: "boolean", default: false },
+    kernels: { type: "boolean", default: false },
+    "write-graphs": { type: "string" },
   },
 });
+
+if (values.kernels) {
+  await benchKernels(values["write-graphs"]);
+  process.exit(0);
+}
 
 function selectClips(): ClipSpec[] {
   if (values.clip) {

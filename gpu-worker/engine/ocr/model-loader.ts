@@ -152,6 +152,21 @@ export async function openModels(
  */
 const NO_SPINNING = { session: { intra_op: { allow_spinning: "0" } } };
 
+/** How every session of ours is opened: the models' and the fill's kernels' (kernels/). */
+export function sessionOptions(
+  provider: ExecutionProvider,
+  threads: number,
+): InferenceSession.SessionOptions {
+  return {
+    executionProviders: [provider],
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: "sequential",
+    graphOptimizationLevel: "all",
+    extra: NO_SPINNING,
+  };
+}
+
 async function openAll(
   files: Array<{ entry: ModelFile; bytes: Uint8Array }>,
   provider: ExecutionProvider,
@@ -161,14 +176,7 @@ async function openAll(
   try {
     const opened: OpenedModel[] = [];
     for (const { entry, bytes } of files) {
-      const session = await InferenceSession.create(bytes, {
-        executionProviders: [provider],
-        intraOpNumThreads: threads,
-        interOpNumThreads: 1,
-        executionMode: "sequential",
-        graphOptimizationLevel: "all",
-        extra: NO_SPINNING,
-      });
+      const session = await InferenceSession.create(bytes, sessionOptions(provider, threads));
       sessions.push(session);
       opened.push({ entry, session, ...tensorNames(entry, session) });
     }
