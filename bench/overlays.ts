@@ -11,7 +11,8 @@ export type OverlayStyle =
   | "cta"
   | "ticker"
   | "handle"
-  | "lower-third";
+  | "lower-third"
+  | "subtitle";
 
 /** A filled rectangle drawn under the text, in fractions of the frame's width and height. */
 export interface Plate {
@@ -107,6 +108,8 @@ const STYLES: Record<OverlayStyle, { size: number; look: (size: number) => strin
   },
   // A lower third: dark text on a light plate with a coloured accent bar (its plates).
   "lower-third": { size: 0.05, look: () => ["fontcolor=0x1a1a1a"] },
+  // A subtitle: plain white letters on a dark plate (its plate) sized to the line.
+  subtitle: { size: 0.06, look: () => ["fontcolor=white"] },
 };
 
 /** Characters drawtext takes as they are inside single quotes (with expansion off). */
@@ -282,6 +285,31 @@ export function lowerThird(text: string, from: number, to: number): Overlay {
     plates: [
       { x: 0.05, y: 0.67, width: 0.55, height: 0.13, color: "0xf2f2f2@0.92" },
       { x: 0.05, y: 0.67, width: 0.012, height: 0.13, color: "0xe63946" },
+    ],
+  };
+}
+
+/**
+ * A subtitle at the bottom, centred on a near-black plate `plateWidth` of the frame wide, solid or
+ * see-through (`opacity`): as subtitle tools draw them, the plate sized to its line, one line after
+ * another in the same place.
+ */
+export function plateSubtitle(
+  text: string,
+  from: number,
+  to: number,
+  plateWidth: number,
+  opacity: number,
+): Overlay {
+  return {
+    text,
+    style: "subtitle",
+    x: CENTRED,
+    y: "h*0.85-text_h/2",
+    spans: [[from, to]],
+    zone: ZONES.bottom,
+    plates: [
+      { x: (1 - plateWidth) / 2, y: 0.8, width: plateWidth, height: 0.1, color: `0x101010@${opacity}` },
     ],
   };
 }
