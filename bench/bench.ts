@@ -41,7 +41,15 @@ const { values } = parseArgs({
 });
 
 if (values.kernels) {
-  await benchKernels(values["write-graphs"]);
+  try {
+    await benchKernels({
+      gpu: values.gpu,
+      ...(values["write-graphs"] ? { writeGraphsTo: values["write-graphs"] } : {}),
+    });
+  } catch (error) {
+    console.error(`kernels: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
   process.exit(0);
 }
 

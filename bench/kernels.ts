@@ -1,8 +1,9 @@
 /**
- * `npm run bench -- --kernels [--write-graphs DIR]`: the fill's kernels as ONNX graphs
+ * `npm run bench -- --kernels [--gpu] [--write-graphs DIR]`: the fill's kernels as ONNX graphs
  * (gpu-worker/engine/kernels/) against today's JavaScript loops, on this machine's CPU: the warp of
  * one source frame into a caption band (every point of the band carried by a homography and a
- * per-point offset, sampled bicubically, checked against the source's text), at 720p and 1080p.
+ * per-point offset, sampled bicubically, checked against the source's text), at 720p and 1080p;
+ * with --gpu on CUDA too (onnxruntime-node's CUDA provider must be installed, as on a GPU host).
  * With --write-graphs the graphs' ONNX files are written to DIR, for a GPU machine without Node
  * (bench/device/fill-kernels-on-cuda.py runs them there).
  */
@@ -88,15 +89,21 @@ async function median(work: () => Promise<unknown> | unknown): Promise<number> {
   return times.sort((a, b) => a - b)[Math.floor(RUNS / 2)] as number;
 }
 
-export async function benchKernels(writeGraphsTo?: string): Promise<void> {
+export async function benchKernels(options: { writeGraphsTo?: string; gpu: boolean }): Promise<void> {
+  const { writeGraphsTo } = options;
   if (writeGraphsTo) {
     await mkdir(writeGraphsTo, { recursive: true });
     await writeFile(path.join(writeGraphsTo, "warp.onnx"), writeModel(warpGraph()));
     console.log(`wrote ${path.join(writeGraphsTo, "warp.onnx")}`);
   }
   const kernels = [await WarpKernel.open("cpu", 1), await WarpKernel.open("cpu", 2)];
-  console.log("| warp | points | JavaScript loop ms | ONNX graph, 1 thread ms | ONNX graph, 2 threads ms |");
-  console.log("|---|---|---|---|---|");
+  // On a GPU host (--gpu) the same graph on CUDA: opening fails, and says why, without the provider.
+  if (options.gpu) kernels.push(await WarpKernel.open("cuda"));
+  const cuda = options.gpu ? " ONNX graph, CUDA ms |" : "";
+  console.log(
+    `| warp | points | JavaScript loop ms | ONNX graph, 1 thread ms | ONNX graph, 2 threads ms |${cuda}`,
+  );
+  console.log(`|---|---|---|---|---|${options.gpu ? "---|" : ""}`);
   for (const each of CASES) {
     const { frame, blocked } = sourceFrame(each);
     const { points, offsets } = bandPoints(each);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { project, sampleBicubic } from "../../gpu-worker/engine/fill/sample";
 import { homography, type RgbFrame } from "../../gpu-worker/engine/fill/types";
 import { WarpKernel } from "../../gpu-worker/engine/kernels/warp-kernel";
+import { cudaProviderInstalled } from "../../gpu-worker/engine/ocr/model-loader";
 
 /**
  * The fill's warp as an ONNX graph built in code (the path of its per-pixel work to a GPU) must
@@ -88,6 +89,13 @@ describe("the warp kernel (an ONNX graph built in code)", () => {
     expect(disagreements).toBeLessThanOrEqual(2);
     expect(largest).toBeLessThan(0.5);
   });
+
+  it.skipIf(cudaProviderInstalled())(
+    "says why it cannot open on CUDA where the provider is missing",
+    async () => {
+      await expect(WarpKernel.open("cuda")).rejects.toThrow(/CUDA provider libraries are not installed/);
+    },
+  );
 
   it("reads nothing where the homography sends a point to infinity", async () => {
     const frame = texturedFrame();

@@ -1,6 +1,11 @@
 import { InferenceSession, Tensor } from "onnxruntime-node";
 import type { Homography, RgbFrame } from "../fill/types";
-import { defaultThreadCount, sessionOptions } from "../ocr/model-loader";
+import {
+  cudaProviderInstalled,
+  defaultThreadCount,
+  ModelFileError,
+  sessionOptions,
+} from "../ocr/model-loader";
 import type { ExecutionProvider } from "../ocr/types";
 import { writeModel } from "./onnx-writer";
 import { warpGraph } from "./warp-graph";
@@ -26,6 +31,9 @@ export class WarpKernel {
     provider: ExecutionProvider = "cpu",
     threads = defaultThreadCount(),
   ): Promise<WarpKernel> {
+    if (provider === "cuda" && !cudaProviderInstalled()) {
+      throw new ModelFileError("onnxruntime-node's CUDA provider libraries are not installed");
+    }
     const session = await InferenceSession.create(writeModel(warpGraph()), sessionOptions(provider, threads));
     return new WarpKernel(session, provider);
   }
