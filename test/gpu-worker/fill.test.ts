@@ -1055,13 +1055,13 @@ describe("camera motion beside a subject that moves on its own", () => {
    * holds most corners, and the homography fitted to them moved the wall by the subject's stretch
    * (real-subject's lamp behind "YES").
    */
-  function scene(width: number, height: number, frameNumbers: number[]): RgbFrame[] {
+  function scene(width: number, height: number, frameNumbers: number[], pan = 1): RgbFrame[] {
     return frameNumbers.map((k) => {
       const data = new Uint8Array(width * height * 3);
       const stretch = 1 + 0.05 * k;
       for (let y = 0; y < height; y += 1) {
         for (let x = 0; x < width; x += 1) {
-          const wallX = x + k;
+          const wallX = x + pan * k;
           const mark = wallX % 40 < 5 && y % 36 < 5;
           const wall = mark ? 40 : 150 + 60 * Math.sin(wallX / 37) + 0.2 * y;
           const v = y - 100 - 3 * k;
@@ -1135,6 +1135,54 @@ describe("camera motion beside a subject that moves on its own", () => {
       project(motion as Homography, x, y, lands);
       expect(Math.abs(lands.x - (x - 1))).toBeLessThan(0.3);
       expect(Math.abs(lands.y - y)).toBeLessThan(0.3);
+    }
+  });
+
+  it("measures no motion when the camera stands still, whatever the subject beside the text does", async () => {
+    const width = 320;
+    const height = 240;
+    // A still wall with a few marks, and a richly textured subject sliding across it, 3 px right and
+    // 2 px down a frame: the subject holds most of the corners, so both fits follow it.
+    const [from, to] = [0, 1].map((k) => {
+      const data = new Uint8Array(width * height * 3);
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const mark = x % 40 < 5 && y % 36 < 5;
+          const u = x - 200 - 3 * k;
+          const v = y - 90 - 2 * k;
+          const onSubject = Math.abs(u) < 70 && Math.abs(v) < 70;
+          const texture = 128 + 90 * Math.sin(u * 0.9) * Math.cos(v * 0.7) + 30 * Math.sin((u + v) * 2.1);
+          const value = onSubject ? texture : mark ? 40 : 150 + 60 * Math.sin(x / 37) + 0.2 * y;
+          data.fill(
+            Math.max(0, Math.min(255, Math.round(value))),
+            (y * width + x) * 3,
+            (y * width + x) * 3 + 3,
+          );
+        }
+      }
+      return { width, height, data };
+    }) as [RgbFrame, RgbFrame];
+    const mask = maskOf(width, height, [
+      [20, 150, 4, 40],
+      [44, 150, 4, 40],
+      [68, 150, 4, 40],
+    ]);
+    const roi = { x: 0, y: 0, width, height };
+    const estimator = await MotionEstimator.create(from, mask, roi);
+    const motion = estimator.track(to, mask);
+    estimator.release();
+    expect(motion).toBeDefined();
+    // Every point stays where it is: the wall behind the stems is borrowed from the same place.
+    const lands = { x: 0, y: 0 };
+    for (const [x, y] of [
+      [10, 140],
+      [60, 200],
+      [110, 160],
+      [20, 20],
+    ] as const) {
+      project(motion as Homography, x, y, lands);
+      expect(Math.abs(lands.x - x)).toBeLessThan(0.05);
+      expect(Math.abs(lands.y - y)).toBeLessThan(0.05);
     }
   });
 });

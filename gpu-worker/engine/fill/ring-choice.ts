@@ -10,7 +10,8 @@ import type { Homography } from "./types";
  * lamp) that is the subject, at scales of 0.9 to 1.3 between neighbouring frames, so the lamp behind
  * the caption was borrowed from beside it. A similarity fitted to the same tracks is the other
  * candidate; the one whose warped next frame differs less on the unmasked pixels beside the text is
- * kept, as the fill itself later judges its sources on that ring.
+ * kept, as the fill itself later judges its sources on that ring. No motion at all is a third where
+ * the ring hardly changes without one: a still camera (motion.ts, STILL_RING).
  */
 
 /** A difference larger than this (grey levels) counts as this much: a subject passing the ring weighs no more. */
