@@ -1,10 +1,11 @@
 /**
- * `npm run bench [-- --quick | --real | --clip NAME] [--gpu]` (or `-- --kernels`: kernels.ts): builds its test set with ffmpeg in .cache/bench
- * (kept between runs), runs the engine and two baselines on every clip (and, on the clips of the 720p
- * speed target, the engine on the footage without its text), scores each output against the truth
- * and prints a table; the full results go to .cache/bench/results.json. With --gpu the
- * engine must run its text models on CUDA (without CUDA its runs fail and say why); the fps column
- * gives the frames per second of each method.
+ * `npm run bench [-- --quick | --real | --clip NAME] [--gpu]`: builds its test set with ffmpeg in
+ * .cache/bench (kept between runs), runs the engine and two baselines on every clip (and, on the
+ * clips of the 720p speed target, the engine on the footage without its text), scores each output
+ * against the truth and prints a table; the full results go to .cache/bench/results.json. With
+ * --gpu the engine must run its text models on CUDA (without CUDA its runs fail and say why); the
+ * fps column gives the frames per second of each method. `-- --kernels` times the fill's kernels
+ * instead (kernels.ts).
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
