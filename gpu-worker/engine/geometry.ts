@@ -16,3 +16,8 @@ export interface EdgeRect {
   x1: number;
   y1: number;
 }
+
+/** Whether two rectangles share some area (touching edges do not). */
+export function overlaps(a: SizedRect, b: SizedRect): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}

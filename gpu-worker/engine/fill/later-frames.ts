@@ -1,4 +1,4 @@
-import type { SizedRect } from "../geometry";
+import { overlaps, type SizedRect } from "../geometry";
 import { compose, type IndexedFrame } from "./motion-chain";
 import type { Homography } from "./types";
 
@@ -26,16 +26,12 @@ export function shownAfter(line: Line, lines: Line[], frameCount: number): numbe
   for (let at = line.last + 1; at < frameCount && shown.length < LATER_FRAMES; ) {
     shown.push(at);
     const covering = lines.filter(
-      (other) => other.first <= at && at <= other.last && meet(other.box(at), place),
+      (other) => other.first <= at && at <= other.last && overlaps(other.box(at), place),
     );
     if (covering.length === 0) break;
     at = Math.max(...covering.map((other) => other.last)) + 1;
   }
   return shown;
-}
-
-function meet(a: SizedRect, b: SizedRect): boolean {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
 /**

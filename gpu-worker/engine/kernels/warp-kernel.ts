@@ -62,7 +62,8 @@ export class WarpKernel {
     const { colour, valid } = await this.session.run(feeds);
     return {
       colour: (colour as Tensor).data as Float32Array,
-      valid: new Uint8Array(((valid as Tensor).data as Uint8Array).buffer),
+      // onnxruntime hands a bool tensor over as bytes, 1 for true.
+      valid: (valid as Tensor).data as Uint8Array,
     };
   }
 

@@ -1,12 +1,12 @@
 import { MotionEstimator } from "../fill/motion";
 import { ShotCounter } from "../fill/shot-cut";
-import type { SizedRect } from "../geometry";
+import { overlaps, type SizedRect } from "../geometry";
 import { decodeFrames } from "../media/frames";
 import type { VideoProbe } from "../media/probe";
 import type { OcrEngine, Point, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 import { timed } from "../stage-clock";
 import { sightBoxEdges } from "./box-sightings";
-import { changedRegions, overlaps, searchedAfter } from "./changed-regions";
+import { changedRegions, searchedAfter } from "./changed-regions";
 import { isSceneText, type Motion, project } from "./classify";
 import { cornerCrops, missedInCorners } from "./corner-search";
 import { lineLook, sameLook } from "./line-look";

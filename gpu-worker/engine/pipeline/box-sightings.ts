@@ -105,13 +105,19 @@ export function sightedBox(
   if (!first) return undefined;
   const { box } = first;
   const sightings = (side: keyof BoxSightings) => samples.flatMap(({ edges }) => edges?.[side] ?? []);
-  const sides = {
-    top: settledEdge(sightings("top")),
-    bottom: settledEdge(sightings("bottom")),
-    left: settledEdge(sightings("left")),
-    right: settledEdge(sightings("right")),
+  const seen = {
+    top: sightings("top"),
+    bottom: sightings("bottom"),
+    left: sightings("left"),
+    right: sightings("right"),
   };
-  const unseen = (["top", "bottom", "left", "right"] as const).filter((side) => sightings(side).length === 0);
+  const sides = {
+    top: settledEdge(seen.top),
+    bottom: settledEdge(seen.bottom),
+    left: settledEdge(seen.left),
+    right: settledEdge(seen.right),
+  };
+  const unseen = Object.values(seen).filter((edges) => edges.length === 0);
   const { top, bottom, left, right } = unseen.length === 1 ? mirrorUnseen(sides, box) : sides;
   if (!top || !bottom || !left || !right) return undefined;
   const brighter = top.boxBrighter;
@@ -174,7 +180,7 @@ function mirrorUnseen(
 const MIRROR_SLACK = 3;
 
 /** Where most sightings of one edge agree (the median of them), when two do or one is clear. */
-function settledEdge(sightings: EdgeSighting[]): { at: number; boxBrighter: boolean } | undefined {
+function settledEdge(sightings: EdgeSighting[]): Settled {
   let best: { at: number; boxBrighter: boolean; count: number } | undefined;
   for (const sighting of sightings) {
     const agreeing = sightings.filter(

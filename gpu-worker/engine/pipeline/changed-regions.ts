@@ -1,5 +1,5 @@
 import { sameRect, union, wholePixels } from "../fill/regions";
-import type { SizedRect } from "../geometry";
+import { overlaps, type SizedRect } from "../geometry";
 import { GRID_COLUMNS, GRID_ROWS } from "./signatures";
 
 /**
@@ -10,10 +10,6 @@ import { GRID_COLUMNS, GRID_ROWS } from "./signatures";
 const CELL_CHANGE = 3;
 /** Past this share of the frame changed, searching crops costs about what the whole frame does. */
 const MAX_CROPPED_SHARE = 0.5;
-
-export function overlaps(a: SizedRect, b: SizedRect): boolean {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-}
 
 /** Rectangles merged until none overlaps another. */
 function merged(rects: SizedRect[]): SizedRect[] {

@@ -1,6 +1,5 @@
-import type { SizedRect } from "../geometry";
+import { overlaps, type SizedRect } from "../geometry";
 import type { Point, RgbFrame, TextBox } from "../ocr/ocr";
-import { overlaps } from "./changed-regions";
 
 /**
  * Handles, watermarks and small labels sit in the frame's corners, often in letters too small for
