@@ -189,10 +189,19 @@ describe("CTC decoding", () => {
     const decoded = ctcGreedyDecode(probabilities, best.length, characters);
     expect(decoded.text).toBe("aa b");
     expect(decoded.confidence).toBeCloseTo((0.7 + 0.73 + 0.74 + 0.75) / 4, 5);
+    // Each character where its step lies along the strip: steps 0, 3, 4 and 5 of 7.
+    expect(decoded.glyphs.map(({ along }) => along)).toEqual([0.5 / 7, 3.5 / 7, 4.5 / 7, 5.5 / 7]);
+    expect(decoded.glyphs[1]?.probability).toBeCloseTo(0.73, 5);
+  });
+
+  it("places the characters along the strip alone, not the padding after it", () => {
+    // A strip 2 steps long padded to 4: a character on its second step lies at three quarters of it.
+    const probabilities = new Float32Array([0.9, 0.1, 0.2, 0.8, 0.9, 0.1, 0.9, 0.1]);
+    expect(ctcGreedyDecode(probabilities, 4, ["", "a"], 0, 2).glyphs[0]?.along).toBe(0.75);
   });
 
   it("reads nothing from all blanks", () => {
     const probabilities = new Float32Array([0.9, 0.1, 0.8, 0.2]);
-    expect(ctcGreedyDecode(probabilities, 2, ["", "a"])).toEqual({ text: "", confidence: 0 });
+    expect(ctcGreedyDecode(probabilities, 2, ["", "a"])).toEqual({ text: "", confidence: 0, glyphs: [] });
   });
 });

@@ -6,10 +6,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
 import { probeVideo } from "../../gpu-worker/engine/media/probe";
-import { createOcrEngine, type OcrEngine } from "../../gpu-worker/engine/ocr/ocr";
+import { createOcrEngine, type OcrEngine, type TextLine } from "../../gpu-worker/engine/ocr/ocr";
 import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
 import { cutOffEnds } from "../../gpu-worker/engine/pipeline/line-ends";
 import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
+import { NO_REACH, reachOf, rectBox, stripOf } from "../../gpu-worker/engine/pipeline/read-ends";
 import { editDistance } from "../helpers/edit-distance";
 
 const run = promisify(execFile);
@@ -22,35 +23,62 @@ const run = promisify(execFile);
  */
 const HANDLE_CORNER = path.resolve(import.meta.dirname, "../fixtures/handle-corner.png");
 
+/**
+ * The same street's top-right corner further into the shot, with a handle "@streetstyle" (white at
+ * 60 %) from x 565 to 730 of the frame: its "@stre" over a beige brick wall, the rest over a red door.
+ * The detector finds "etstyle" over the door alone, at 1x, 2x and 3x; over the wall its probability
+ * map is empty.
+ */
+const HANDLE_OVER_WALL = path.resolve(import.meta.dirname, "../fixtures/handle-over-wall.png");
+
 describe("a small see-through handle in a corner", () => {
   let dir: string;
   let ocr: OcrEngine;
-  let clip: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "small-text-"));
     ocr = await createOcrEngine();
-    clip = path.join(dir, "handle.mp4");
-    // The corner in its place on a plain 768x576 frame, two seconds at 10 fps.
-    await run("ffmpeg", [
-      ...["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x8a7a60:s=768x576:r=10,trim=end_frame=20"],
-      ...["-i", HANDLE_CORNER, "-filter_complex", "[0:v][1:v]overlay=512:0,format=yuv420p"],
-      ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", clip],
-    ]);
   }, 60_000);
   afterAll(async () => {
     await ocr?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** The tracks of a clip showing `corner` in its place on a plain 768x576 frame, two seconds at 10 fps. */
+  async function tracksOf(corner: string) {
+    const clip = path.join(dir, `${path.basename(corner, ".png")}.mp4`);
+    await run("ffmpeg", [
+      ...["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x8a7a60:s=768x576:r=10,trim=end_frame=20"],
+      ...["-i", corner, "-filter_complex", "[0:v][1:v]overlay=512:0,format=yuv420p"],
+      ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", clip],
+    ]);
+    return (await analyseVideo(clip, await probeVideo(clip), { ocr })).tracks;
+  }
+
   it("is found and erased, though the detector misses it at the size the reading pass reads", async () => {
-    const analysis = await analyseVideo(clip, await probeVideo(clip), { ocr });
-    const texts = analysis.tracks.map(({ text, erase }) => `${text}:${erase}`);
-    const handle = analysis.tracks.find(({ text }) => editDistance(text.toLowerCase(), "itynews") <= 2);
+    const tracks = await tracksOf(HANDLE_CORNER);
+    const texts = tracks.map(({ text, erase }) => `${text}:${erase}`);
+    const handle = tracks.find(({ text }) => editDistance(text.toLowerCase(), "itynews") <= 2);
     expect(handle, JSON.stringify(texts)).toBeDefined();
     expect(handle?.erase).toBe(true);
     // In the corner, where the handle is.
     const box = handle?.track.detections[0]?.box;
     expect(box && box.x >= 512 && box.y + box.height <= 96).toBe(true);
+  }, 120_000);
+
+  it("is erased whole where the detector finds only its end: the letters read past the box count", async () => {
+    const tracks = await tracksOf(HANDLE_OVER_WALL);
+    const texts = tracks.map(
+      ({ text, erase, track }) => `${text}:${erase}:${JSON.stringify(track.detections[0]?.box)}`,
+    );
+    const handle = tracks.find(({ text }) => text.toLowerCase().includes("style") || text.includes("stvle"));
+    expect(handle, JSON.stringify(texts)).toBeDefined();
+    expect(handle?.erase).toBe(true);
+    // Every sighting's box starts at the "@" (x 565), not at the door (x 640), and ends past "style".
+    for (const { box } of handle?.track.detections ?? []) {
+      expect(box.x, JSON.stringify(texts)).toBeLessThanOrEqual(566);
+      expect(box.x, JSON.stringify(texts)).toBeGreaterThan(545);
+      expect(box.x + box.width).toBeGreaterThanOrEqual(726);
+    }
   }, 120_000);
 });
 
@@ -222,5 +250,73 @@ describe("a line whose detector box cut off its first letters", () => {
     // ends were looked past, the full 4 px were text there.
     expect(textIn(162, 170)).toBe(0);
     expect(mask[30 * width + 162]).toBe(MARGIN_PIXEL);
+  });
+});
+
+describe("reading past a line's ends", () => {
+  /** A line as the reader gives it: `letters` at frame x positions on `strip`, with their probabilities. */
+  const readOn = (strip: { x: number; width: number }, letters: Array<[number, number]>): TextLine => ({
+    ...rectBox({ x: strip.x, y: 0, width: strip.width, height: 20 }, 1),
+    text: "x".repeat(letters.length),
+    confidence: 0.9,
+    glyphs: letters.map(([x, probability]) => ({ along: (x - strip.x) / strip.width, probability })),
+  });
+  const lineOf = (box: { x: number; y: number; width: number; height: number }, letters: number) => ({
+    ...rectBox(box, 0.9),
+    text: "x".repeat(letters),
+    confidence: 0.95,
+    glyphs: [],
+  });
+
+  it("takes the letters the detector missed before the box, read surely though one between was not", () => {
+    // "@streetstyle" over a wall and a door (the fixture above, at full size): the detector's box
+    // holds "etstyle"; the strip past it reads "@stneetstvle".
+    const box = { x: 641, y: 30, width: 86, height: 17 };
+    const strip = stripOf(box, 768);
+    const read = readOn(strip, [
+      [575, 1],
+      [592, 0.98],
+      [605, 1],
+      [622, 0.35],
+      [628, 0.86],
+      [645, 0.99],
+      [658, 0.99],
+      [672, 0.99],
+      [685, 0.99],
+      [698, 0.51],
+      [708, 0.99],
+      [718, 0.99],
+    ]);
+    const reach = reachOf({ ...lineOf(box, 7), glyphs: read.glyphs.slice(5) }, strip, read);
+    // The "@" is drawn from x 565: the box now starts before it, and not far into the wall.
+    expect(box.x - reach.left).toBeLessThanOrEqual(566);
+    expect(box.x - reach.left).toBeGreaterThan(550);
+    expect(reach.right).toBe(0);
+  });
+
+  it("takes nothing where the picture beside a caption reads as unsure letters with a sure one among them", () => {
+    // "BOOK NOW" between towers (real-city): "WVLBOOKNOW OEHEET" on the strip.
+    const box = { x: 234, y: 239, width: 175, height: 32 };
+    const strip = stripOf(box, 720);
+    const read = readOn(strip, [
+      [98, 0.89],
+      [151, 0.65],
+      [205, 0.58],
+      [242, 0.96],
+      [263, 0.97],
+      [290, 0.97],
+      [311, 0.99],
+      [338, 0.99],
+      [364, 0.97],
+      [391, 0.96],
+      [412, 0.46],
+      [444, 0.61],
+      [476, 0.43],
+      [514, 0.52],
+      [540, 0.34],
+      [556, 0.25],
+      [567, 0.82],
+    ]);
+    expect(reachOf({ ...lineOf(box, 7), glyphs: read.glyphs.slice(3, 10) }, strip, read)).toEqual(NO_REACH);
   });
 });

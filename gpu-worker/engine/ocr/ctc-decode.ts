@@ -2,6 +2,14 @@ export interface DecodedText {
   text: string;
   /** Mean probability of the kept characters; 0 when nothing was read. */
   confidence: number;
+  /** Each kept character: where it was read along the strip and how sure the model was of it. */
+  glyphs: Glyph[];
+}
+
+export interface Glyph {
+  /** The centre of its time step, as a share of the strip's length (0 at its start, 1 at its end). */
+  along: number;
+  probability: number;
 }
 
 /**
@@ -14,18 +22,23 @@ export function classCharacters(dictionary: string): string[] {
   return ["", ...lines, " "];
 }
 
-/** Greedy CTC: the best class per time step, repeats merged, blanks dropped. */
+/**
+ * Greedy CTC: the best class per time step, repeats merged, blanks dropped. `stripSteps`: how many of
+ * the `steps` the strip itself spans (the rest is padding to the batch's width).
+ */
 export function ctcGreedyDecode(
   probabilities: Float32Array,
   steps: number,
   characters: string[],
   offset = 0,
+  stripSteps = steps,
 ): DecodedText {
   const classes = characters.length;
   let text = "";
   let probabilitySum = 0;
   let kept = 0;
   let previous = 0;
+  const glyphs: Glyph[] = [];
   for (let step = 0; step < steps; step++) {
     const row = offset + step * classes;
     let best = 0;
@@ -36,10 +49,11 @@ export function ctcGreedyDecode(
     }
     if (best !== 0 && best !== previous) {
       text += characters[best] ?? "";
+      glyphs.push({ along: (step + 0.5) / stripSteps, probability: bestProbability });
       probabilitySum += bestProbability;
       kept++;
     }
     previous = best;
   }
-  return { text, confidence: kept === 0 ? 0 : probabilitySum / kept };
+  return { text, confidence: kept === 0 ? 0 : probabilitySum / kept, glyphs };
 }

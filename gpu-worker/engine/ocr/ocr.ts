@@ -6,6 +6,7 @@ import { findModel, loadModelBytes, type OpenedModel, openModels, readModelManif
 import { DEFAULT_STRIP_WIDTHS, recognizeBoxes } from "./recognizer";
 import type { BoxInFrame, ExecutionProvider, OcrEngine, Point, RgbFrame, TextLine } from "./types";
 
+export type { Glyph } from "./ctc-decode";
 export type {
   BoxInFrame,
   ExecutionProvider,

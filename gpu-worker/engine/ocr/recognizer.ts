@@ -68,5 +68,7 @@ async function recognizeBatch(
     throw new Error(`recognition model has ${classes} classes but its dictionary gives ${characters.length}`);
   }
   const probabilities = output.data as Float32Array;
-  return batch.map((_, index) => ctcGreedyDecode(probabilities, steps, characters, index * steps * classes));
+  return batch.map(({ crop }, index) =>
+    ctcGreedyDecode(probabilities, steps, characters, index * steps * classes, (steps * crop.width) / width),
+  );
 }

@@ -1,4 +1,5 @@
 import type { SizedRect } from "../geometry";
+import type { Glyph } from "./ctc-decode";
 /** One decoded video frame, RGB24 packed row by row (width * height * 3 bytes). */
 export interface RgbFrame {
   width: number;
@@ -18,6 +19,8 @@ export interface TextBox {
 export interface TextLine extends TextBox {
   text: string;
   confidence: number;
+  /** Where each character was read along the box, and how surely. */
+  glyphs: Glyph[];
 }
 
 export interface BoxInFrame {

@@ -8,9 +8,10 @@ import { timed } from "../stage-clock";
 import { sightBoxEdges } from "./box-sightings";
 import { changedRegions, searchedAfter } from "./changed-regions";
 import { isSceneText, type Motion, project } from "./classify";
-import { cornerCrops, missedInCorners } from "./corner-search";
+import { cornerCrops, withCornerBoxes } from "./corner-search";
 import { lineLook, sameLook } from "./line-look";
 import { lineMatches, normaliseText } from "./match-texts";
+import { type Reach, readPastEnds, widened } from "./read-ends";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
 import { textLook } from "./text-look";
 import { boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
@@ -89,9 +90,13 @@ const MIN_BOX_SCORE = 0.6;
 /** A box this close to one on the sample before is the same line, still there: its reading is reused. */
 const SAME_BOX_IOU = 0.9;
 
-/** A line read on a frame, with its look there: a later box in its place is the same line only if it looks the same. */
+/**
+ * A line read on a frame, with its look there: a later box in its place is the same line only if it
+ * looks the same. Its box is the detector's widened by `reach` to letters read past its ends.
+ */
 interface ReadLine extends TextLine {
   look: Float32Array;
+  reach: Reach;
 }
 
 /** What the detector last saw: each cell's signature when it was last searched, and the lines found. */
@@ -143,10 +148,7 @@ async function findBoxes(
     const frameCorners = corners[p] ?? [];
     const boxesOfCorners = cornerBoxes.slice(cornersBefore, cornersBefore + frameCorners.length).map(sure);
     cornersBefore += frameCorners.length;
-    const withCorners = (found: TextBox[]) => [
-      ...found,
-      ...missedInCorners(frameCorners, boxesOfCorners, found),
-    ];
+    const withCorners = (found: TextBox[]) => withCornerBoxes(frameCorners, boxesOfCorners, found);
     if (regions === null) {
       const found = sure(wholeBoxes[whole.findIndex((w) => w.frame === frame)] ?? []);
       return { kept: [], found: withCorners(found), regions };
@@ -204,18 +206,22 @@ async function readLines(
       earlier.find(
         (line) =>
           line.text !== "" &&
-          iou(line.box, box.box) >= SAME_BOX_IOU &&
+          iou(line.box, widened(box, line.reach).box) >= SAME_BOX_IOU &&
           sameLook(line.look, lineLook(frame, line.box)),
       ),
     );
     const unknown = found.filter((_, k) => !known[k]);
     const read = await ocr.recognizeBoxes(unknown.map((box) => ({ frame, box })));
+    const reaches = await readPastEnds(ocr, frame, read, MIN_READ_CONFIDENCE);
     let next = 0;
     const foundLines = found.map((box, k) => {
+      const reach = known[k]?.reach ?? (reaches[next] as Reach);
       const source = known[k] ?? (read[next++] as TextLine);
       const confident = source.confidence >= MIN_READ_CONFIDENCE;
       const text = confident ? source.text : "";
-      return { ...box, text, confidence: source.confidence, look: lineLook(frame, box.box) };
+      const line = widened(box, reach);
+      const { confidence, glyphs } = source;
+      return { ...line, text, confidence, glyphs, reach, look: lineLook(frame, line.box) };
     });
     const lines = [...kept, ...foundLines];
     const before = reading.searched?.signature ?? signature;

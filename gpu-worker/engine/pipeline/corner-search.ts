@@ -38,24 +38,42 @@ export function cornerCrops(frame: RgbFrame, region: SizedRect | null): CornerCr
 }
 
 /**
- * The boxes found on the enlarged corners that no box of the search at 1x overlaps (`found`, in
- * frame coordinates), in frame coordinates: small text the 1x search missed, not a second copy of
- * a line it found.
+ * A box of the search at 1x lying this much inside a corner's box, and less than PIECE_WIDTH of its
+ * width, is a piece of the corner's line: at 1x the detector may find a letter or two of a handle
+ * whose whole line it finds enlarged ("@streetstyle" over a brick wall: an "e" and a "t" at 1x,
+ * "etstyle" at 2x).
  */
-export function missedInCorners(
+const PIECE_INSIDE = 0.7;
+const PIECE_WIDTH = 0.5;
+
+/**
+ * `found` (the search at 1x, in frame coordinates) with the lines found on the enlarged corners that
+ * it missed: a corner's box is added where no box of `found` lies but pieces of it, which it then
+ * replaces. Where a box at 1x is a line of its own, its corner box is a second copy and is left out.
+ */
+export function withCornerBoxes(
   corners: CornerCrop[],
   cornerBoxes: TextBox[][],
   found: TextBox[],
 ): TextBox[] {
-  // The boxes so far, the 1x search's first: a corner box is kept only where none of them lies.
-  const boxes = [...found];
+  let boxes = [...found];
   corners.forEach(({ rect }, k) => {
     for (const box of cornerBoxes[k] ?? []) {
       const inFrame = shrunk(box, rect);
-      if (!boxes.some((other) => overlaps(other.box, inFrame.box))) boxes.push(inFrame);
+      const touching = boxes.filter((other) => overlaps(other.box, inFrame.box));
+      if (touching.every((other) => pieceOf(other.box, inFrame.box))) {
+        boxes = [...boxes.filter((other) => !touching.includes(other)), inFrame];
+      }
     }
   });
-  return boxes.slice(found.length);
+  return boxes;
+}
+
+/** Whether `piece` lies mostly inside `line` and is much narrower than it. */
+function pieceOf(piece: SizedRect, line: SizedRect): boolean {
+  const common = intersection(piece, line);
+  const inside = common ? (common.width * common.height) / (piece.width * piece.height) : 0;
+  return inside >= PIECE_INSIDE && piece.width < PIECE_WIDTH * line.width;
 }
 
 function intersection(a: SizedRect, b: SizedRect): SizedRect | undefined {

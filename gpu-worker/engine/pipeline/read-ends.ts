@@ -1,0 +1,158 @@
+import type { SizedRect } from "../geometry";
+import type { Glyph, OcrEngine, Point, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
+
+/**
+ * The detector can miss part of a line it finds: a see-through handle ("@streetstyle", white at
+ * 60 %) over a beige brick wall and a red door is found as "etstyle" over the door alone, at 1x, at
+ * 2x and at 3x, while its "@stre" over the wall has no probability at all in the detector's map.
+ * The reader, given a strip past the box's ends, reads them ("@stneetstvle", each letter of "@st"
+ * with a probability of 0.98 or more). So each line newly read is read again on a strip reaching
+ * past both ends, and its box is widened to the letters read there with confidence that continue
+ * the line without a gap. Over the picture the reader reads nothing, or odd letters it is unsure of
+ * (a window frame read as "r" at 0.39, a van's edge as "l" at 0.73).
+ */
+
+/** How far past each end of the box the strip reaches, in line heights. */
+const REACH = 5;
+/** A letter read past an end counts only this sure; letters between two that count may be less so. */
+const MIN_GLYPH_PROBABILITY = 0.8;
+/**
+ * The widest gap between letters (and from the box's end to the first) the line may have, in letter
+ * pitches: a space between words, or letters the reader ran together ("@streetstyle" read at the
+ * reading pass's size as "@seetstyle", its "tre" one "e").
+ */
+const MAX_GAP = 3;
+/**
+ * Letters read at most this far past the box (in letter pitches) are its own last ones, placed a
+ * little outside by the reader; the cut-off ends of the mask stage take such small ends.
+ */
+const OWN_LETTER = 0.5;
+/** The strip read again must hold at least this share of the box's own letters, or it is read as another line. */
+const MIN_OWN_SHARE = 0.5;
+
+/** Pixels a line's box was widened by past each end. */
+export interface Reach {
+  left: number;
+  right: number;
+}
+
+export const NO_REACH: Reach = { left: 0, right: 0 };
+
+/** Whether a box is worth reading past its ends: a horizontal line that was read with confidence. */
+function followed(line: TextLine, minConfidence: number): boolean {
+  return line.text !== "" && line.confidence >= minConfidence && line.box.width > line.box.height;
+}
+
+/** The box's rows, reaching REACH line heights past each end (within the frame). */
+export function stripOf(box: SizedRect, frameWidth: number): SizedRect {
+  const x = Math.max(0, box.x - REACH * box.height);
+  const right = Math.min(frameWidth, box.x + box.width + REACH * box.height);
+  return { x, y: box.y, width: right - x, height: box.height };
+}
+
+/** An axis-aligned box as the detector gives one: corners clockwise from the top left. */
+export function rectBox(rect: SizedRect, score: number): TextBox {
+  const { x, y, width, height } = rect;
+  const points: Point[] = [
+    [x, y],
+    [x + width, y],
+    [x + width, y + height],
+    [x, y + height],
+  ];
+  return { points, box: rect, score };
+}
+
+/** The median distance between neighbouring letters, in pixels (letters' centres, in order). */
+function pitchOf(centres: number[], height: number): number {
+  const steps = centres.slice(1).map((at, k) => at - (centres[k] as number));
+  if (steps.length === 0) return height * 0.6;
+  steps.sort((a, b) => a - b);
+  return steps[steps.length >> 1] as number;
+}
+
+/**
+ * How far past `box`'s end the letters read on the strip go: walking out from the end (`step` -1 to
+ * the left, 1 to the right) over letters no further apart than MAX_GAP pitches, to the farthest one
+ * read with MIN_GLYPH_PROBABILITY such that the letters up to it were too, most of them (their lower
+ * median): a letter the reader was unsure of may lie between sure ones ("@st" then "r" read as an
+ * "n" at 0.35), while the picture reads as a run of unsure letters with a sure one among them (towers
+ * beside "BOOK NOW" read "WVL" at 0.89, 0.65 and 0.58). The reach ends a pitch beyond that letter's
+ * centre (wide letters, "@" or "W", reach past half a pitch); zero when there is none.
+ */
+function reachPast(
+  box: SizedRect,
+  letters: Array<Glyph & { x: number }>,
+  pitch: number,
+  step: -1 | 1,
+): number {
+  const edge = step < 0 ? box.x : box.x + box.width;
+  const outside = letters.filter(({ x }) => (x - edge) * step > 0).sort((a, b) => (a.x - b.x) * step);
+  const walked: Array<Glyph & { x: number }> = [];
+  let at = edge;
+  for (const letter of outside) {
+    if ((letter.x - at) * step > MAX_GAP * pitch) break;
+    at = letter.x;
+    walked.push(letter);
+  }
+  for (let last = walked.length - 1; last >= 0; last -= 1) {
+    const letter = walked[last] as Glyph & { x: number };
+    if ((letter.x - edge) * step <= OWN_LETTER * pitch) break;
+    if (letter.probability < MIN_GLYPH_PROBABILITY) continue;
+    if (lowerMedian(walked.slice(0, last + 1).map(({ probability }) => probability)) >= MIN_GLYPH_PROBABILITY)
+      return (letter.x - edge) * step + pitch;
+  }
+  return 0;
+}
+
+function lowerMedian(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[(sorted.length - 1) >> 1] as number;
+}
+
+/** The reach of one line (as first read) from the reading of its strip (stripOf). */
+export function reachOf(line: TextLine, strip: SizedRect, read: TextLine): Reach {
+  const letters = read.glyphs.map((glyph) => ({ ...glyph, x: strip.x + glyph.along * strip.width }));
+  const { box } = line;
+  const own = letters.filter(({ x }) => x >= box.x && x <= box.x + box.width).length;
+  if (own < MIN_OWN_SHARE * line.glyphs.length) return NO_REACH;
+  const pitch = pitchOf(
+    letters.map(({ x }) => x),
+    box.height,
+  );
+  return {
+    left: Math.min(box.x - strip.x, reachPast(box, letters, pitch, -1)),
+    right: Math.min(strip.x + strip.width - (box.x + box.width), reachPast(box, letters, pitch, 1)),
+  };
+}
+
+/**
+ * Reads each line again on a strip past its ends (one batch of model calls for all) and returns how
+ * far its letters go past its box; lines not read with `minConfidence`, or vertical, get NO_REACH.
+ */
+export async function readPastEnds(
+  ocr: OcrEngine,
+  frame: RgbFrame,
+  lines: TextLine[],
+  minConfidence: number,
+): Promise<Reach[]> {
+  const asked = lines.flatMap((line, index) =>
+    followed(line, minConfidence) ? [{ index, strip: stripOf(line.box, frame.width) }] : [],
+  );
+  if (asked.length === 0) return lines.map(() => NO_REACH);
+  const reads = await ocr.recognizeBoxes(asked.map(({ strip }) => ({ frame, box: rectBox(strip, 1) })));
+  const reaches = lines.map(() => NO_REACH);
+  asked.forEach(({ index, strip }, k) => {
+    reaches[index] = reachOf(lines[index] as TextLine, strip, reads[k] as TextLine);
+  });
+  return reaches;
+}
+
+/** `box` widened by `reach` (an axis-aligned box where it was widened at all). */
+export function widened<T extends TextBox>(box: T, reach: Reach): T {
+  if (reach.left === 0 && reach.right === 0) return box;
+  const { x, y, width, height } = box.box;
+  return {
+    ...box,
+    ...rectBox({ x: x - reach.left, y, width: width + reach.left + reach.right, height }, box.score),
+  };
+}
