@@ -418,6 +418,27 @@ describe("markTextLine on bands and plates that reach past their words", () => {
     expect(mask[100 * WIDTH + 40]).toBe(0);
   });
 
+  it("follows a see-through red band over a picture darker than it in one place and brighter in another", () => {
+    // A night sky on the left, lit towers on the right; the band lets 30 % of them through, so it is
+    // brighter than the sky and darker than the towers, but redder than both.
+    const red = [193, 18, 31];
+    const towers: Paint = (x, y) => {
+      const n = ((x * 73856093) ^ (y * 19349663)) >>> 0;
+      return [150 + (n % 60), 190 + ((n >> 8) % 50), 180 + ((n >> 16) % 50)];
+    };
+    // The towers' edge leans, as a filmed tower's does: straight down, it would pass for the band's end.
+    const city: Paint = (x, y) => (x < 150 + (y >> 1) ? [20, 45, 76] : towers(x, y));
+    const banded: Paint = (x, y) => {
+      const under = city(x, y);
+      if (y < BAND.y0 || y >= BAND.y1) return under;
+      return under.map((v, c) => Math.round(0.7 * (red[c] as number) + 0.3 * v)) as [number, number, number];
+    };
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(painted(banded, tickerLetters(20, 120)), { x: 18, y: 138, width: 104, height: 24 }, mask);
+    expect(missedIn(mask, BAND)).toBe(0);
+    expect(mask[100 * WIDTH + 200]).toBe(0);
+  });
+
   it("keeps the band where it is while the ticker's words run along it", () => {
     const look = newLineLook();
     for (const x0 of [200, 180, 160, 140]) {
