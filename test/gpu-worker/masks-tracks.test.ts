@@ -439,6 +439,28 @@ describe("markTextLine on bands and plates that reach past their words", () => {
     expect(mask[100 * WIDTH + 200]).toBe(0);
   });
 
+  it("marks a blue see-through plate as bright as the grass behind it, by its hue", () => {
+    const plate = { x0: 60, y0: 120, x1: 260, y1: 175 };
+    const blue = [21, 101, 192];
+    const plated: Paint = (x, y) => {
+      const under = grass(x, y);
+      if (x < plate.x0 || x >= plate.x1 || y < plate.y0 || y >= plate.y1) return under;
+      return under.map((v, c) => Math.round(0.6 * (blue[c] as number) + 0.4 * v)) as [number, number, number];
+    };
+    const words = Array.from({ length: 16 }, (_, k) => ({
+      x0: 80 + k * 10,
+      y0: 137,
+      x1: 86 + k * 10,
+      y1: 157,
+      rgb: [250, 250, 250] as [number, number, number],
+    }));
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(painted(plated, words), { x: 78, y: 135, width: 164, height: 24 }, mask);
+    expect(missedIn(mask, plate)).toBe(0);
+    expect(mask[100 * WIDTH + 160]).toBe(0);
+    expect(mask[150 * WIDTH + 30]).toBe(0);
+  });
+
   it("keeps the band where it is while the ticker's words run along it", () => {
     const look = newLineLook();
     for (const x0 of [200, 180, 160, 140]) {

@@ -97,17 +97,21 @@ function edgeStrength({ stepping, brighter, solid }: EdgeSteps): number {
 }
 
 /**
- * The strength of a box's top or bottom edge where it is followed sideways (traceSide): there a
- * coloured see-through band also steps one way in hue all along. A red band at 70 % is brighter than
- * a night sky and darker than lit towers, but redder than both; it was left whole past its words.
- * Not where an edge is looked for (findEdge): a solid tag's colour bleeds a row or two past its edge
- * at half-resolution chroma, which would move its sides out.
+ * The strength of an edge of a coloured see-through box, which steps one way in hue all along where
+ * its brightness steps both ways: a red band at 70 % is brighter than a night sky and darker than lit
+ * towers, but redder than both; a blue plate at 60 % is as bright as the grass behind it, and bluer.
+ * Both were left whole past their words.
  */
-function tracedStrength(steps: EdgeSteps): number {
+function tintedStrength(steps: EdgeSteps): number {
   return steps.tinted > 0.6 ? steps.stepping : edgeStrength(steps);
 }
 
-/** The strongest box edge between `near` (just outside the text) and `far` (a line height beyond). */
+/**
+ * The strongest box edge between `near` (just outside the text) and `far` (a line height beyond):
+ * one stepping one way in brightness or of one colour, else one stepping one way in hue. Not both at
+ * once: a solid tag's colour bleeds a row or two past its edge at half-resolution chroma, and by hue
+ * that row would win, moving real-city's red tag's side out by 2 px (0.46 dB outside the masks).
+ */
 function findEdge(
   image: RgbImage,
   horizontal: boolean,
@@ -116,7 +120,11 @@ function findEdge(
   from: number,
   to: number,
 ): number | null {
-  return strongestEdge(image, horizontal, { near, far, from, to }, edgeStrength, 0.7)?.inside ?? null;
+  const span = { near, far, from, to };
+  const found =
+    strongestEdge(image, horizontal, span, edgeStrength, 0.7) ??
+    (horizontal ? strongestEdge(image, horizontal, span, tintedStrength, 0.7) : null);
+  return found?.inside ?? null;
 }
 
 /**
@@ -210,7 +218,7 @@ function traceSide(
   const strong = (window: { from: number; to: number }) =>
     edges.every(
       ({ row, outward }) =>
-        tracedStrength(edgeSteps(image, true, row, window.from, window.to, -outward)) > TRACE_STRENGTH,
+        tintedStrength(edgeSteps(image, true, row, window.from, window.to, -outward)) > TRACE_STRENGTH,
     ) || fillRows.every((row, i) => solidShare(image, row, window, fill[i] as number[]) > SOLID_SHARE);
   const atBorder = ({ from, to }: { from: number; to: number }) => to - from < Math.max(4, step >> 2);
   let reached = start;
