@@ -212,7 +212,8 @@ async function readLines(
     );
     const unknown = found.filter((_, k) => !known[k]);
     const read = await ocr.recognizeBoxes(unknown.map((box) => ({ frame, box })));
-    const reaches = await readPastEnds(ocr, frame, read, MIN_READ_CONFIDENCE);
+    const others = [...kept, ...found.filter((_, k) => known[k])].map(({ box }) => box);
+    const reaches = await readPastEnds(ocr, frame, read, others, MIN_READ_CONFIDENCE);
     let next = 0;
     const foundLines = found.map((box, k) => {
       const reach = known[k]?.reach ?? (reaches[next] as Reach);

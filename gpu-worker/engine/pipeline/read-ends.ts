@@ -23,6 +23,18 @@ const MIN_GLYPH_PROBABILITY = 0.8;
  */
 const MAX_GAP = 3;
 /**
+ * The first letter past the box must lie this close to its end (its centre, in letter pitches): a
+ * letter the detector cut off touches the line, while a word or a sign beyond a space is another
+ * line (a sign filmed beside a caption, "OPEN 24 HOURS" beside "SALE 50% OFF", was taken in).
+ */
+const FIRST_GAP = 1.25;
+/**
+ * Letters past the box it takes to widen it: the reader reads a single sure letter in a texture now
+ * and then (a "C" at 0.97 in a fractal beside "SALE 50% OFF"), and one letter cut off is the mask
+ * stage's to take (line-ends.ts).
+ */
+const MIN_LETTERS = 2;
+/**
  * Letters read at most this far past the box (in letter pitches) are its own last ones, placed a
  * little outside by the reader; the cut-off ends of the mask stage take such small ends.
  */
@@ -43,10 +55,23 @@ function followed(line: TextLine, minConfidence: number): boolean {
   return line.text !== "" && line.confidence >= minConfidence && line.box.width > line.box.height;
 }
 
-/** The box's rows, reaching REACH line heights past each end (within the frame). */
-export function stripOf(box: SizedRect, frameWidth: number): SizedRect {
-  const x = Math.max(0, box.x - REACH * box.height);
-  const right = Math.min(frameWidth, box.x + box.width + REACH * box.height);
+/**
+ * The box's rows, reaching REACH line heights past each end, within the frame and short of the
+ * other boxes of the frame in the same rows: a caption the detector split into two boxes ("SALE",
+ * "50% OFF") is two lines that each read the other past their ends, and each widened over the
+ * other took the picture between and under them into its colour cut.
+ */
+export function stripOf(box: SizedRect, frameWidth: number, others: SizedRect[] = []): SizedRect {
+  let x = Math.max(0, box.x - REACH * box.height);
+  let right = Math.min(frameWidth, box.x + box.width + REACH * box.height);
+  for (const other of others) {
+    const shared = Math.min(box.y + box.height, other.y + other.height) - Math.max(box.y, other.y);
+    if (other === box || shared < 0.5 * Math.min(box.height, other.height)) continue;
+    // Neighbouring words' boxes often overlap a little: the strip then ends at the box's own end.
+    if (other.x + other.width / 2 > box.x + box.width / 2)
+      right = Math.min(right, Math.max(other.x, box.x + box.width));
+    else x = Math.max(x, Math.min(other.x + other.width, box.x));
+  }
   return { x, y: box.y, width: right - x, height: box.height };
 }
 
@@ -72,7 +97,8 @@ function pitchOf(centres: number[], height: number): number {
 
 /**
  * How far past `box`'s end the letters read on the strip go: walking out from the end (`step` -1 to
- * the left, 1 to the right) over letters no further apart than MAX_GAP pitches, to the farthest one
+ * the left, 1 to the right) from a letter within FIRST_GAP pitches of it over letters no further
+ * apart than MAX_GAP pitches, to the farthest one
  * read with MIN_GLYPH_PROBABILITY such that the letters up to it were too, most of them (their lower
  * median): a letter the reader was unsure of may lie between sure ones ("@st" then "r" read as an
  * "n" at 0.35), while the picture reads as a run of unsure letters with a sure one among them (towers
@@ -90,11 +116,12 @@ function reachPast(
   const walked: Array<Glyph & { x: number }> = [];
   let at = edge;
   for (const letter of outside) {
-    if ((letter.x - at) * step > MAX_GAP * pitch) break;
+    const gap = walked.length === 0 ? FIRST_GAP : MAX_GAP;
+    if ((letter.x - at) * step > gap * pitch) break;
     at = letter.x;
     walked.push(letter);
   }
-  for (let last = walked.length - 1; last >= 0; last -= 1) {
+  for (let last = walked.length - 1; last >= MIN_LETTERS - 1; last -= 1) {
     const letter = walked[last] as Glyph & { x: number };
     if ((letter.x - edge) * step <= OWN_LETTER * pitch) break;
     if (letter.probability < MIN_GLYPH_PROBABILITY) continue;
@@ -128,15 +155,18 @@ export function reachOf(line: TextLine, strip: SizedRect, read: TextLine): Reach
 /**
  * Reads each line again on a strip past its ends (one batch of model calls for all) and returns how
  * far its letters go past its box; lines not read with `minConfidence`, or vertical, get NO_REACH.
+ * `others`: the boxes of the frame's other lines, which the strips stop short of.
  */
 export async function readPastEnds(
   ocr: OcrEngine,
   frame: RgbFrame,
   lines: TextLine[],
+  others: SizedRect[],
   minConfidence: number,
 ): Promise<Reach[]> {
+  const boxes = [...lines.map(({ box }) => box), ...others];
   const asked = lines.flatMap((line, index) =>
-    followed(line, minConfidence) ? [{ index, strip: stripOf(line.box, frame.width) }] : [],
+    followed(line, minConfidence) ? [{ index, strip: stripOf(line.box, frame.width, boxes) }] : [],
   );
   if (asked.length === 0) return lines.map(() => NO_REACH);
   const reads = await ocr.recognizeBoxes(asked.map(({ strip }) => ({ frame, box: rectBox(strip, 1) })));
