@@ -188,6 +188,43 @@ const REAL_CLIPS: ClipSpec[] = [
     speed: false,
     real: true,
   },
+  {
+    name: "real-wall-handle",
+    purpose:
+      "still camera: a see-through handle over a brick wall and a red door (the detector finds only its end), words one by one, a tag",
+    width: 768,
+    height: 576,
+    fps: 10,
+    seconds: 6,
+    camera: { kind: "footage", footage: "street", start: 44 },
+    overlays: [
+      ...wordByWord("THIS CHANGED EVERYTHING FOR ME", 0.3, 1),
+      priceTag("-40%", 0.5, 6),
+      handle("@streetstyle", 0, 6, TOP_RIGHT, TOP_RIGHT_ZONE),
+    ],
+    baselines: true,
+    quick: false,
+    speed: false,
+    real: true,
+  },
+  {
+    name: "real-red-band",
+    purpose:
+      "towers while the camera turns: a red see-through ticker band, brighter than the sky and darker than the towers, and a hook",
+    width: 720,
+    height: 404,
+    fps: 25,
+    seconds: 4,
+    camera: { kind: "footage", footage: "city", start: 3.4 },
+    overlays: [
+      ticker("FLASH SALE ENDS SUNDAY - ALL ROOMS 30% OFF", 0, 4, "0xc1121f", 0.7),
+      hook("CITY BREAKS", 0.3, 3.8),
+    ],
+    baselines: true,
+    quick: false,
+    speed: false,
+    real: true,
+  },
 ];
 
 export const CLIPS: ClipSpec[] = [
