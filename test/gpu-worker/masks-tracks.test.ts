@@ -380,15 +380,42 @@ function missedIn(mask: Uint8Array, area: { x0: number; y0: number; x1: number; 
   return missed;
 }
 
-/** White letter-like bars from x0 to x1 on rows 140..160. */
-const tickerLetters = (x0: number, x1: number) =>
+/** Letter-like bars 6 px wide every 10 px from x0 to x1, on rows y0..y1, white unless `rgb` is given. */
+const letterBars = (
+  x0: number,
+  x1: number,
+  y0: number,
+  y1: number,
+  rgb: [number, number, number] = [250, 250, 250],
+) =>
   Array.from({ length: Math.floor((x1 - x0) / 10) }, (_, k) => ({
     x0: x0 + k * 10,
-    y0: 140,
+    y0,
     x1: x0 + k * 10 + 6,
-    y1: 160,
-    rgb: [250, 250, 250] as [number, number, number],
+    y1,
+    rgb,
   }));
+
+/** White letter-like bars from x0 to x1 on rows 140..160. */
+const tickerLetters = (x0: number, x1: number) => letterBars(x0, x1, 140, 160);
+
+/** `background` seen through a box of colour `rgb` at `opacity` over `area`. */
+const seenThrough =
+  (
+    background: Paint,
+    area: { x0: number; y0: number; x1: number; y1: number },
+    rgb: number[],
+    opacity: number,
+  ): Paint =>
+  (x, y) => {
+    const under = background(x, y);
+    if (x < area.x0 || x >= area.x1 || y < area.y0 || y >= area.y1) return under;
+    return under.map((v, c) => Math.round(opacity * (rgb[c] as number) + (1 - opacity) * v)) as [
+      number,
+      number,
+      number,
+    ];
+  };
 
 describe("markTextLine on bands and plates that reach past their words", () => {
   const BAND = { x0: 0, y0: 130, x1: WIDTH, y1: 170, rgb: [25, 30, 60] as [number, number, number] };
@@ -421,18 +448,13 @@ describe("markTextLine on bands and plates that reach past their words", () => {
   it("follows a see-through red band over a picture darker than it in one place and brighter in another", () => {
     // A night sky on the left, lit towers on the right; the band lets 30 % of them through, so it is
     // brighter than the sky and darker than the towers, but redder than both.
-    const red = [193, 18, 31];
     const towers: Paint = (x, y) => {
       const n = ((x * 73856093) ^ (y * 19349663)) >>> 0;
       return [150 + (n % 60), 190 + ((n >> 8) % 50), 180 + ((n >> 16) % 50)];
     };
     // The towers' edge leans, as a filmed tower's does: straight down, it would pass for the band's end.
     const city: Paint = (x, y) => (x < 150 + (y >> 1) ? [20, 45, 76] : towers(x, y));
-    const banded: Paint = (x, y) => {
-      const under = city(x, y);
-      if (y < BAND.y0 || y >= BAND.y1) return under;
-      return under.map((v, c) => Math.round(0.7 * (red[c] as number) + 0.3 * v)) as [number, number, number];
-    };
+    const banded = seenThrough(city, BAND, [193, 18, 31], 0.7);
     const mask = new Uint8Array(WIDTH * HEIGHT);
     markTextLine(painted(banded, tickerLetters(20, 120)), { x: 18, y: 138, width: 104, height: 24 }, mask);
     expect(missedIn(mask, BAND)).toBe(0);
@@ -441,21 +463,13 @@ describe("markTextLine on bands and plates that reach past their words", () => {
 
   it("marks a blue see-through plate as bright as the grass behind it, by its hue", () => {
     const plate = { x0: 60, y0: 120, x1: 260, y1: 175 };
-    const blue = [21, 101, 192];
-    const plated: Paint = (x, y) => {
-      const under = grass(x, y);
-      if (x < plate.x0 || x >= plate.x1 || y < plate.y0 || y >= plate.y1) return under;
-      return under.map((v, c) => Math.round(0.6 * (blue[c] as number) + 0.4 * v)) as [number, number, number];
-    };
-    const words = Array.from({ length: 16 }, (_, k) => ({
-      x0: 80 + k * 10,
-      y0: 137,
-      x1: 86 + k * 10,
-      y1: 157,
-      rgb: [250, 250, 250] as [number, number, number],
-    }));
+    const plated = seenThrough(grass, plate, [21, 101, 192], 0.6);
     const mask = new Uint8Array(WIDTH * HEIGHT);
-    markTextLine(painted(plated, words), { x: 78, y: 135, width: 164, height: 24 }, mask);
+    markTextLine(
+      painted(plated, letterBars(80, 240, 137, 157)),
+      { x: 78, y: 135, width: 164, height: 24 },
+      mask,
+    );
     expect(missedIn(mask, plate)).toBe(0);
     expect(mask[100 * WIDTH + 160]).toBe(0);
     expect(mask[150 * WIDTH + 30]).toBe(0);
@@ -474,13 +488,7 @@ describe("markTextLine on bands and plates that reach past their words", () => {
   it("marks a lower third's whole plate, well beyond its name, and the accent bar on its side", () => {
     const plate = { x0: 30, y0: 60, x1: 280, y1: 110, rgb: [236, 236, 236] as [number, number, number] };
     const bar = { x0: 24, y0: 60, x1: 30, y1: 110, rgb: [220, 40, 50] as [number, number, number] };
-    const name = Array.from({ length: 8 }, (_, k) => ({
-      x0: 44 + k * 10,
-      y0: 74,
-      x1: 50 + k * 10,
-      y1: 96,
-      rgb: [20, 20, 20] as [number, number, number],
-    }));
+    const name = letterBars(44, 124, 74, 96, [20, 20, 20]);
     const mask = new Uint8Array(WIDTH * HEIGHT);
     markTextLine(painted(grass, [plate, bar, ...name]), { x: 42, y: 72, width: 80, height: 26 }, mask);
     expect(missedIn(mask, plate)).toBe(0);
