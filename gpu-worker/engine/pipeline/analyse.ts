@@ -216,8 +216,10 @@ async function readLines(
     const reaches = await readPastEnds(ocr, frame, read, others, MIN_READ_CONFIDENCE);
     let next = 0;
     const foundLines = found.map((box, k) => {
-      const reach = known[k]?.reach ?? (reaches[next] as Reach);
-      const source = known[k] ?? (read[next++] as TextLine);
+      const reused = known[k];
+      const at = reused ? -1 : next++;
+      const source = reused ?? (read[at] as TextLine);
+      const reach = reused?.reach ?? (reaches[at] as Reach);
       const confident = source.confidence >= MIN_READ_CONFIDENCE;
       const text = confident ? source.text : "";
       const line = widened(box, reach);

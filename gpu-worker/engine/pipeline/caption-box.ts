@@ -71,11 +71,9 @@ function edgeSteps(
     if (step > EDGE_STEP) {
       stepping++;
       sign += Math.sign(brighter);
-      const [r, g, b] = [0, 1, 2].map((c) => (data[i + c] as number) - (data[o + c] as number)) as [
-        number,
-        number,
-        number,
-      ];
+      const r = (data[i] as number) - (data[o] as number);
+      const g = (data[i + 1] as number) - (data[o + 1] as number);
+      const b = (data[i + 2] as number) - (data[o + 2] as number);
       redder += Math.sign(r - g);
       bluer += Math.sign(2 * b - r - g);
     }
@@ -108,9 +106,10 @@ function tintedStrength(steps: EdgeSteps): number {
 
 /**
  * The strongest box edge between `near` (just outside the text) and `far` (a line height beyond):
- * one stepping one way in brightness or of one colour, else one stepping one way in hue. Not both at
- * once: a solid tag's colour bleeds a row or two past its edge at half-resolution chroma, and by hue
- * that row would win, moving real-city's red tag's side out by 2 px (0.46 dB outside the masks).
+ * one stepping one way in brightness or of one colour, else, for a top or bottom, one stepping one
+ * way in hue. Not first, and not for the sides: a solid tag's colour bleeds a column or two past its
+ * edge at half-resolution chroma, and by hue that column won, moving real-city's red tag's side out
+ * by 2 px (0.46 dB outside the masks).
  */
 function findEdge(
   image: RgbImage,

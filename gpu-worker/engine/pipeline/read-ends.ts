@@ -17,9 +17,9 @@ const REACH = 5;
 /** A letter read past an end counts only this sure; letters between two that count may be less so. */
 const MIN_GLYPH_PROBABILITY = 0.8;
 /**
- * The widest gap between letters (and from the box's end to the first) the line may have, in letter
- * pitches: a space between words, or letters the reader ran together ("@streetstyle" read at the
- * reading pass's size as "@seetstyle", its "tre" one "e").
+ * The widest gap between letters past the box the line may have, in letter pitches: a space between
+ * words, or letters the reader ran together ("@streetstyle" read at the reading pass's size as
+ * "@seetstyle", its "tre" one "e").
  */
 const MAX_GAP = 3;
 /**
@@ -98,12 +98,12 @@ function pitchOf(centres: number[], height: number): number {
 /**
  * How far past `box`'s end the letters read on the strip go: walking out from the end (`step` -1 to
  * the left, 1 to the right) from a letter within FIRST_GAP pitches of it over letters no further
- * apart than MAX_GAP pitches, to the farthest one
- * read with MIN_GLYPH_PROBABILITY such that the letters up to it were too, most of them (their lower
- * median): a letter the reader was unsure of may lie between sure ones ("@st" then "r" read as an
- * "n" at 0.35), while the picture reads as a run of unsure letters with a sure one among them (towers
- * beside "BOOK NOW" read "WVL" at 0.89, 0.65 and 0.58). The reach ends a pitch beyond that letter's
- * centre (wide letters, "@" or "W", reach past half a pitch); zero when there is none.
+ * apart than MAX_GAP pitches, to the farthest one (MIN_LETTERS at least) read with
+ * MIN_GLYPH_PROBABILITY such that the letters up to it were too, most of them (their lower median):
+ * a letter the reader was unsure of may lie between sure ones ("@st" then "r" read as an "n" at
+ * 0.35), while the picture reads as a run of unsure letters with a sure one among them (towers beside
+ * "BOOK NOW" read "WVL" at 0.89, 0.65 and 0.58). The reach ends a pitch beyond that letter's centre
+ * (wide letters, "@" or "W", reach past half a pitch); zero when there is none.
  */
 function reachPast(
   box: SizedRect,
@@ -131,6 +131,7 @@ function reachPast(
   return 0;
 }
 
+/** The middle value, the lower of the two middle ones for an even count. */
 function lowerMedian(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[(sorted.length - 1) >> 1] as number;
