@@ -17,6 +17,15 @@ export interface EdgeRect {
   y1: number;
 }
 
+/** The area two rectangles share, or undefined where they share none (touching edges do not). */
+export function intersection(a: SizedRect, b: SizedRect): SizedRect | undefined {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const right = Math.min(a.x + a.width, b.x + b.width);
+  const bottom = Math.min(a.y + a.height, b.y + b.height);
+  return right > x && bottom > y ? { x, y, width: right - x, height: bottom - y } : undefined;
+}
+
 /** Whether two rectangles share some area (touching edges do not). */
 export function overlaps(a: SizedRect, b: SizedRect): boolean {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;

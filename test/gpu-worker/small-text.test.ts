@@ -6,11 +6,12 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
 import { probeVideo } from "../../gpu-worker/engine/media/probe";
+import { rectBox } from "../../gpu-worker/engine/ocr/geometry";
 import { createOcrEngine, type OcrEngine, type TextLine } from "../../gpu-worker/engine/ocr/ocr";
 import { analyseVideo } from "../../gpu-worker/engine/pipeline/analyse";
 import { cutOffEnds } from "../../gpu-worker/engine/pipeline/line-ends";
 import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
-import { NO_REACH, reachOf, rectBox, stripOf } from "../../gpu-worker/engine/pipeline/read-ends";
+import { NO_REACH, reachOf, stripOf } from "../../gpu-worker/engine/pipeline/read-ends";
 import { editDistance } from "../helpers/edit-distance";
 
 const run = promisify(execFile);

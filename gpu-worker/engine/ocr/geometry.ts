@@ -1,5 +1,5 @@
 import type { SizedRect } from "../geometry";
-import type { Point } from "./types";
+import type { Point, TextBox } from "./types";
 
 /** Convex hull by Andrew's monotone chain; collinear points are dropped. */
 export function convexHull(points: Point[]): Point[] {
@@ -91,6 +91,18 @@ export function unclipRect(corners: Point[], ratio: number): Point[] {
 function unit(from: Point, to: Point, fallback: Point): Point {
   const length = distance(from, to);
   return length === 0 ? fallback : [(to[0] - from[0]) / length, (to[1] - from[1]) / length];
+}
+
+/** An axis-aligned rectangle as the detector gives a box: corners clockwise from the top left. */
+export function rectBox(rect: SizedRect, score: number): TextBox {
+  const { x, y, width, height } = rect;
+  const points: Point[] = [
+    [x, y],
+    [x + width, y],
+    [x + width, y + height],
+    [x, y + height],
+  ];
+  return { points, box: rect, score };
 }
 
 /** Integer rectangle covering the points. */

@@ -2,9 +2,10 @@ import { timed } from "../stage-clock";
 import { classCharacters, type DecodedText } from "./ctc-decode";
 import { DEFAULT_DB_OPTIONS } from "./db-postprocess";
 import { assertRgbFrame, DEFAULT_MAX_SIDE, detectText } from "./detector";
+import { rectBox } from "./geometry";
 import { findModel, loadModelBytes, type OpenedModel, openModels, readModelManifest } from "./model-loader";
 import { DEFAULT_STRIP_WIDTHS, recognizeBoxes } from "./recognizer";
-import type { BoxInFrame, ExecutionProvider, OcrEngine, Point, RgbFrame, TextLine } from "./types";
+import type { BoxInFrame, ExecutionProvider, OcrEngine, RgbFrame, TextLine } from "./types";
 
 export type { Glyph } from "./ctc-decode";
 export type {
@@ -94,14 +95,8 @@ export async function createOcrEngine(options: OcrEngineOptions = {}): Promise<O
         data: new Uint8Array(width * height * 3),
       }));
       for (const frame of blank) await detect([frame]);
-      const strip = { x: 0, y: 0, width: 160, height: 24 };
-      const points = [
-        [0, 0],
-        [160, 0],
-        [160, 24],
-        [0, 24],
-      ] satisfies Point[];
-      await recognizeAll([{ frame: blank[0] as RgbFrame, box: { points, box: strip, score: 1 } }]);
+      const strip = rectBox({ x: 0, y: 0, width: 160, height: 24 }, 1);
+      await recognizeAll([{ frame: blank[0] as RgbFrame, box: strip }]);
     },
     recognize: (frame, boxes) => recognizeAll(boxes.map((box) => ({ frame, box }))),
     recognizeBoxes: recognizeAll,

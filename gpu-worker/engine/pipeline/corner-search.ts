@@ -1,4 +1,4 @@
-import { overlaps, type SizedRect } from "../geometry";
+import { intersection, overlaps, type SizedRect } from "../geometry";
 import type { Point, RgbFrame, TextBox } from "../ocr/ocr";
 
 /**
@@ -74,14 +74,6 @@ function pieceOf(piece: SizedRect, line: SizedRect): boolean {
   const common = intersection(piece, line);
   const inside = common ? (common.width * common.height) / (piece.width * piece.height) : 0;
   return inside >= PIECE_INSIDE && piece.width < PIECE_WIDTH * line.width;
-}
-
-function intersection(a: SizedRect, b: SizedRect): SizedRect | undefined {
-  const x = Math.max(a.x, b.x);
-  const y = Math.max(a.y, b.y);
-  const right = Math.min(a.x + a.width, b.x + b.width);
-  const bottom = Math.min(a.y + a.height, b.y + b.height);
-  return right > x && bottom > y ? { x, y, width: right - x, height: bottom - y } : undefined;
 }
 
 /** `rect` of the frame, each pixel repeated ENLARGE times across and down. */

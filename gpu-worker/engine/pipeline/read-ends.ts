@@ -1,5 +1,6 @@
 import type { SizedRect } from "../geometry";
-import type { Glyph, OcrEngine, Point, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
+import { rectBox } from "../ocr/geometry";
+import type { Glyph, OcrEngine, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 
 /**
  * The detector can miss part of a line it finds: a see-through handle ("@streetstyle", white at
@@ -73,18 +74,6 @@ export function stripOf(box: SizedRect, frameWidth: number, others: SizedRect[] 
     else x = Math.max(x, Math.min(other.x + other.width, box.x));
   }
   return { x, y: box.y, width: right - x, height: box.height };
-}
-
-/** An axis-aligned box as the detector gives one: corners clockwise from the top left. */
-export function rectBox(rect: SizedRect, score: number): TextBox {
-  const { x, y, width, height } = rect;
-  const points: Point[] = [
-    [x, y],
-    [x + width, y],
-    [x + width, y + height],
-    [x, y + height],
-  ];
-  return { points, box: rect, score };
 }
 
 /** The median distance between neighbouring letters, in pixels (letters' centres, in order). */

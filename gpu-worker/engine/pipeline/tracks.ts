@@ -1,5 +1,5 @@
 import { union } from "../fill/regions";
-import type { SizedRect } from "../geometry";
+import { intersection, type SizedRect } from "../geometry";
 import type { BoxSightings } from "./box-sightings";
 import { normaliseText, substringDistance } from "./match-texts";
 import type { TextLook } from "./text-look";
@@ -26,11 +26,8 @@ export interface Track {
 }
 
 export function iou(a: SizedRect, b: SizedRect): number {
-  const x1 = Math.max(a.x, b.x);
-  const y1 = Math.max(a.y, b.y);
-  const x2 = Math.min(a.x + a.width, b.x + b.width);
-  const y2 = Math.min(a.y + a.height, b.y + b.height);
-  const overlap = Math.max(0, x2 - x1) * Math.max(0, y2 - y1);
+  const common = intersection(a, b);
+  const overlap = common ? common.width * common.height : 0;
   const union = a.width * a.height + b.width * b.height - overlap;
   return union > 0 ? overlap / union : 0;
 }
