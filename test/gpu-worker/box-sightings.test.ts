@@ -11,12 +11,16 @@ const TEXT_BOX = { x: 80, y: 60, width: 160, height: 30 };
 
 type Image = { width: number; height: number; data: Uint8Array };
 
-/** Mid-grey texture, black (hair, a dark coat) from `darkFrom` to `darkTo`; white letters, and the box under them. */
-function hookFrame(darkFrom: number, darkTo: number, withBox = true): Image {
+/** Columns of the picture that are black (hair, a dark coat, a dark room), from and to. */
+type DarkSpan = [number, number];
+
+/** Mid-grey texture, black across the `dark` spans; white letters, and the box under them. */
+function hookFrame(dark: DarkSpan[], withBox = true): Image {
   const data = new Uint8Array(WIDTH * HEIGHT * 3);
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
-      const picture = x >= darkFrom && x < darkTo ? 6 : 100 + 10 * ((x * 7 + y * 13) % 5);
+      const black = dark.some(([from, to]) => x >= from && x < to);
+      const picture = black ? 6 : 100 + 10 * ((x * 7 + y * 13) % 5);
       const inBox = withBox && x >= BOX.x0 && x < BOX.x1 && y >= BOX.y0 && y < BOX.y1;
       const letter = y >= 66 && y < 84 && x >= 84 && x < 236 && x % 10 < 6;
       const value = letter ? 255 : inBox ? Math.round(picture * 0.5) : picture;
@@ -26,10 +30,14 @@ function hookFrame(darkFrom: number, darkTo: number, withBox = true): Image {
   return { width: WIDTH, height: HEIGHT, data };
 }
 
-function boxPixelsMissed(mask: Uint8Array): number {
+/** Pixels of the box left unmarked, over the whole box or only where it changes the picture it lies on. */
+function boxPixelsMissed(mask: Uint8Array, shown?: Image): number {
   let missed = 0;
   for (let y = BOX.y0; y < BOX.y1; y++) {
-    for (let x = BOX.x0; x < BOX.x1; x++) if (!mask[y * WIDTH + x]) missed++;
+    for (let x = BOX.x0; x < BOX.x1; x++) {
+      const darkened = !shown || (shown.data[(y * WIDTH + x) * 3] as number) > 6;
+      if (darkened && !mask[y * WIDTH + x]) missed++;
+    }
   }
   return missed;
 }
@@ -40,8 +48,8 @@ describe("a caption's box told from the samples of its line together", () => {
   it("marks a see-through box whole from the line's first frame, though no frame shows all four of its edges", () => {
     // First the picture is black under the box's left half (no left edge, and only part of the top
     // and bottom show); later the black has moved under its right end (no right edge).
-    const first = hookFrame(0, 170);
-    const later = hookFrame(200, WIDTH);
+    const first = hookFrame([[0, 170]]);
+    const later = hookFrame([[200, WIDTH]]);
     const alone = new Uint8Array(WIDTH * HEIGHT);
     markTextLine(first, TEXT_BOX, alone, newLineLook());
     const box = (BOX.x1 - BOX.x0) * (BOX.y1 - BOX.y0);
@@ -62,7 +70,7 @@ describe("a caption's box told from the samples of its line together", () => {
   it("makes no box of letters over texture, nor of one straight edge in the scene near them", () => {
     let seed = 5;
     const textured = (): Image => {
-      const image = hookFrame(0, 0, false);
+      const image = hookFrame([], false);
       for (let i = 0; i < image.data.length; i += 3) {
         seed = (seed * 1103515245 + 12345) % 2147483648;
         const value = image.data[i] as number;
@@ -98,6 +106,25 @@ describe("a caption's box told from the samples of its line together", () => {
     expect(sightedBox([faint(60), faint(61)])?.box.x0).toBe(58);
   });
 
+  it("marks a see-through box whose sides no sample shows, at the padding its top and bottom give the text", () => {
+    // A dark room under both ends of the box on every sample: its top and bottom step only over the
+    // face between, and it has no side to find.
+    const frames = [hookFrame([[0, 110], [210, WIDTH]]), hookFrame([[0, 120], [200, WIDTH]])];
+    const alone = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(frames[0] as Image, TEXT_BOX, alone, newLineLook());
+    expect(boxPixelsMissed(alone, frames[0])).toBeGreaterThan(1000);
+
+    const sighted = sightedBox(frames.map(sampled));
+    expect(sighted).toBeDefined();
+    for (const frame of frames) {
+      const mask = new Uint8Array(WIDTH * HEIGHT);
+      markTextLine(frame, TEXT_BOX, mask, newLineLook(sighted));
+      expect(boxPixelsMissed(mask, frame)).toBe(0);
+      expect(mask[75 * WIDTH + BOX.x0 - 8]).toBe(0);
+      expect(mask[75 * WIDTH + BOX.x1 + 8]).toBe(0);
+    }
+  });
+
   it("takes a side that no sample sighted (a dark plate over a picture as dark) as the mirror of the other", () => {
     const edge = (at: number) => ({ at, strength: 0.9, boxBrighter: false });
     // The text from 80 to 240 across, 60 to 90 down; the plate 20 px past it left and 10 above and below.
@@ -107,8 +134,12 @@ describe("a caption's box told from the samples of its line together", () => {
     // it alike, and no side is made up.
     const scene = { box: TEXT_BOX, edges: { top: edge(17), bottom: edge(92), left: edge(60) } };
     expect(sightedBox([scene, scene])).toBeUndefined();
-    // Two sides unsighted: no box.
+    // Two sides unsighted, not left and right: no box.
     const twoUnsighted = { box: TEXT_BOX, edges: { top: edge(50), left: edge(60) } };
     expect(sightedBox([twoUnsighted, twoUnsighted])).toBeUndefined();
+    // Left and right unsighted: only where top and bottom pad the text alike.
+    const noSides = (bottom: number) => ({ box: TEXT_BOX, edges: { top: edge(50), bottom: edge(bottom) } });
+    expect(sightedBox([noSides(100), noSides(100)])?.box).toEqual({ x0: 67, y0: 47, x1: 253, y1: 103 });
+    expect(sightedBox([noSides(120), noSides(120)])).toBeUndefined();
   });
 });

@@ -94,8 +94,9 @@ function oneWayStepping({ stepping, brighter }: EdgeSteps): number {
 
 /**
  * The line's box from its samples' sightings, with the text box it was sighted around (the first
- * sample's): every edge sighted in one place on two samples or clearly on one, the box brighter (or
- * darker) than the picture on all four; undefined otherwise. Grown by the margin caption-box gives
+ * sample's): every edge sighted in one place on two samples or clearly on one (one side no sample
+ * sighted mirrored from the other, or both sides from the padding above and below), the box brighter
+ * (or darker) than the picture on all four; undefined otherwise. Grown by the margin caption-box gives
  * its boxes; not clamped to the frame.
  */
 export function sightedBox(
@@ -118,7 +119,9 @@ export function sightedBox(
     right: settledEdge(seen.right),
   };
   const unseen = Object.values(seen).filter((edges) => edges.length === 0);
-  const { top, bottom, left, right } = unseen.length === 1 ? mirrorUnseen(sides, box) : sides;
+  const bothSidesUnseen = unseen.length === 2 && seen.left.length === 0 && seen.right.length === 0;
+  const { top, bottom, left, right } =
+    unseen.length === 1 ? mirrorUnseen(sides, box) : bothSidesUnseen ? padSideways(sides, box) : sides;
   if (!top || !bottom || !left || !right) return undefined;
   const brighter = top.boxBrighter;
   if ([bottom, left, right].some((edge) => edge.boxBrighter !== brighter)) return undefined;
@@ -173,6 +176,33 @@ function mirrorUnseen(
     bottom: bottom ?? (top && mirrored(top, y1 + (y0 - top.at))),
     left: left ?? (right && mirrored(right, x0 - (right.at - x1))),
     right: right ?? (left && mirrored(left, x1 + (x0 - left.at))),
+  };
+}
+
+/**
+ * The box's left and right sides, which no sample sighted, at the padding its top and bottom give
+ * the text: a hook's see-through black box over a dark room shows its top and bottom only where a
+ * face or hair lies behind them, and no side at all (Megamind, a black box at 50 % over the dark
+ * restaurant: the box stayed, darkening the hair, and only its letters were filled). Where the box
+ * really pads more sideways, what lies past the sides taken here shows no edge on any sample, so it
+ * is as dark as the box there. Top and bottom must pad the text alike and by less than a line.
+ */
+function padSideways(
+  sides: { top: Settled; bottom: Settled; left: Settled; right: Settled },
+  box: SizedRect,
+): { top: Settled; bottom: Settled; left: Settled; right: Settled } {
+  const { top, bottom } = sides;
+  if (!top || !bottom) return sides;
+  const above = box.y - top.at;
+  const below = bottom.at - (box.y + box.height);
+  const alike = Math.abs(above - below) <= Math.max(MIRROR_SLACK, box.height / 4);
+  if (!alike || Math.min(above, below) < 0 || Math.max(above, below) > box.height) return sides;
+  const padding = Math.max(above, below);
+  return {
+    top,
+    bottom,
+    left: { at: box.x - padding, boxBrighter: top.boxBrighter },
+    right: { at: box.x + box.width + padding, boxBrighter: top.boxBrighter },
   };
 }
 
