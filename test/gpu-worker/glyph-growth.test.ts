@@ -63,6 +63,20 @@ describe("the growth of a line's letters", () => {
     expect(markedShare(mask, (x, y) => !onLetter(x, y) && near(x, y, 3))).toBeGreaterThan(0.95);
   });
 
+  it("takes a black outline over a picture dark in places, a face beside a dark room", () => {
+    // Half the picture around the line is the room, as dark as the outline's outer, anti-aliased
+    // pixels: the background's darkest quarter is no lighter than the outline, and those pixels stayed.
+    const faceAndRoom = (x: number, y: number): [number, number, number] => {
+      const v = Math.round(10 * noise(x, y));
+      return x < WIDTH / 2 ? [4 + v, 4 + v, 4 + v] : [200 + v, 150 + v, 120 + v];
+    };
+    const outlined: Paint = (x, y) =>
+      onLetter(x, y) ? [250, 220, 40] : near(x, y, 3) ? [2, 2, 2] : faceAndRoom(x, y);
+    const mask = new Uint8Array(WIDTH * HEIGHT);
+    markTextLine(frame(outlined), BOX, mask);
+    expect(markedShare(mask, (x, y) => !onLetter(x, y) && near(x, y, 3))).toBeGreaterThan(0.95);
+  });
+
   it("takes a drop shadow over a busy picture", () => {
     const shadowed: Paint = (x, y) => {
       if (onLetter(x, y)) return [250, 250, 250];

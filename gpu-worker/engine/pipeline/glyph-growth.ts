@@ -8,13 +8,20 @@ export const BACKGROUND_RINGS = 3;
  * to be the text's own (outline, shadow, glow): compression noise and a busy picture stay under it.
  */
 const EFFECT_CONTRAST = 10;
+/**
+ * A ring is an outline (or glow) too where this share of it lies past the background's darkest (or
+ * lightest) tenth: over a picture that is dark in places (a dark room beside a face), its darkest
+ * quarter is already as dark as a black outline, and the outline's outer pixels stayed on screen.
+ */
+const TAIL = 0.1;
+const OUTLINE_SHARE = 0.4;
 
 /**
  * How far (pixels, 1 or 2 to `largest`) to grow a line's glyphs, marked 255 in `glyphs` (a plane over
  * `canvas`, which has room for `largest` + BACKGROUND_RINGS around the line where the frame
  * allows): one ring past the last ring around them that still carries the text's outline, drop
- * shadow or glow, told by its darkest or lightest quarter of luma standing apart from the background rings'.
- * The usual fixed growth (12 % of the line's height) took the busy picture around plain letters too:
+ * shadow or glow, told by its darkest or lightest quarter of luma standing apart from the
+ * background rings', or by most of it lying past their darkest or lightest tenth. The usual fixed growth (12 % of the line's height) took the busy picture around plain letters too:
  * on real-handheld's outlined words over a tree that cost 2 dB of PSNR outside the masks.
  * `softEdgeMarked`: the glyphs were found by their strokes (small letters over a busy picture), a cut
  * that already takes in most of a stroke's soft edge, so the first ring is grown only where it shows
@@ -47,6 +54,8 @@ export function effectGrowth(
   const background = histograms[0] as Uint32Array;
   const darkest = quantile(background, 0.25);
   const lightest = quantile(background, 0.75);
+  const darkTail = quantile(background, TAIL);
+  const lightTail = quantile(background, 1 - TAIL);
   // Without a background to compare with (a line filling the frame), the largest growth stands.
   if (darkest === undefined || lightest === undefined) return largest;
   let grown = softEdgeMarked ? 0 : 1;
@@ -56,10 +65,23 @@ export function effectGrowth(
     const light = quantile(histogram, 0.75);
     if (dark === undefined || light === undefined) continue;
     if (dark < darkest - EFFECT_CONTRAST || light > lightest + EFFECT_CONTRAST) grown = ring;
+    else if (shareBetween(histogram, 0, (darkTail as number) + 1) > OUTLINE_SHARE) grown = ring;
+    else if (shareBetween(histogram, lightTail as number, 256) > OUTLINE_SHARE) grown = ring;
   }
   // One ring more for the last one's own soft edge: without it caption-pan's shadowed captions kept
   // a trace (1.2 dB inside the masks).
   return Math.min(largest, grown + 1);
+}
+
+/** The share of a histogram's count from value `from` up to (not including) `to`. */
+function shareBetween(histogram: Uint32Array, from: number, to: number): number {
+  let total = 0;
+  let inside = 0;
+  for (let v = 0; v < histogram.length; v += 1) {
+    total += histogram[v] as number;
+    if (v >= from && v < to) inside += histogram[v] as number;
+  }
+  return total ? inside / total : 0;
 }
 
 /** The value below which `share` of a histogram's count lies; undefined when it is empty. */
