@@ -225,6 +225,21 @@ const REAL_CLIPS: ClipSpec[] = [
     speed: false,
     real: true,
   },
+  {
+    name: "real-dark-hook",
+    purpose:
+      "a hook on a see-through black box over a dark room, no side of it ever showing; a lower third over a hand and a glass that move",
+    width: 720,
+    height: 528,
+    fps: 24,
+    seconds: 4,
+    camera: { kind: "footage", footage: "megamind", start: 5.5 },
+    overlays: [hook("YOU WONT BELIEVE THIS", 0, 2.2), lowerThird("DR. MEGA", 0.5, 3.5)],
+    baselines: true,
+    quick: false,
+    speed: false,
+    real: true,
+  },
 ];
 
 export const CLIPS: ClipSpec[] = [
