@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { newLineLook } from "../../gpu-worker/engine/pipeline/caption-box";
 import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
@@ -10,6 +12,8 @@ import { buildTracks, type Detection } from "../../gpu-worker/engine/pipeline/tr
 
 const WIDTH = 320;
 const HEIGHT = 180;
+/** A hook over a building's windows, from a held-out clip of vtest.avi (frame 10, x 180 to 700). */
+const HOOK_OVER_BUILDING = path.resolve(import.meta.dirname, "../fixtures/hook-over-building.png");
 const RED: [number, number, number] = [210, 40, 40];
 /** The price tag's box, and the text box a detector gives inside it. */
 const TAG = { x0: 100, y0: 60, x1: 220, y1: 110 };
@@ -101,6 +105,37 @@ describe("markTextLine on a caption's own box", () => {
     markTextLine(slid, { ...TEXT_BOX, x: TEXT_BOX.x + 30 }, moved, look);
     expect(moved[85 * WIDTH + TAG.x1 + 20]).toBe(255);
     expect(moved[85 * WIDTH + TAG.x0 + 5]).toBe(0);
+  });
+
+  it("ends a see-through box where its top and bottom stop, not at the building's corner past it", () => {
+    // A crop of vtest.avi (x 180 to 700, the top 130 rows) with a hook on a black box at 50 % from
+    // x 49 to 359 and y 31 to 89 of the crop, over a building whose corner 90 px past the box's end
+    // steps more evenly down the box's rows than the box's own side does.
+    const width = 520;
+    const height = 130;
+    const data = new Uint8Array(
+      execFileSync("ffmpeg", [
+        "-v",
+        "error",
+        "-i",
+        HOOK_OVER_BUILDING,
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-",
+      ]),
+    );
+    const mask = new Uint8Array(width * height);
+    markTextLine({ width, height, data }, { x: 64.8, y: 39.6, width: 275.9, height: 39.6 }, mask);
+    const marked = (x0: number, x1: number) => {
+      let count = 0;
+      for (let y = 34; y < 86; y++) for (let x = x0; x < x1; x++) if (mask[y * width + x]) count++;
+      return count / ((x1 - x0) * 52);
+    };
+    expect(marked(52, 356)).toBeGreaterThan(0.99);
+    // The building beside the box stays as it is (the box was taken to x 461, its windows filled).
+    expect(marked(372, 470)).toBe(0);
   });
 });
 
