@@ -109,7 +109,11 @@ describe("a caption's box told from the samples of its line together", () => {
   it("marks a see-through box whose sides no sample shows, at the padding its top and bottom give the text", () => {
     // A dark room under both ends of the box on every sample: its top and bottom step only over the
     // face between, and it has no side to find.
-    const frames = [hookFrame([[0, 110], [210, WIDTH]]), hookFrame([[0, 120], [200, WIDTH]])];
+    const underEnds = (left: number, right: number): DarkSpan[] => [
+      [0, left],
+      [right, WIDTH],
+    ];
+    const frames = [hookFrame(underEnds(110, 210)), hookFrame(underEnds(120, 200))];
     const alone = new Uint8Array(WIDTH * HEIGHT);
     markTextLine(frames[0] as Image, TEXT_BOX, alone, newLineLook());
     expect(boxPixelsMissed(alone, frames[0])).toBeGreaterThan(1000);
