@@ -65,8 +65,8 @@ export function effectGrowth(
     const light = quantile(histogram, 0.75);
     if (dark === undefined || light === undefined) continue;
     if (dark < darkest - EFFECT_CONTRAST || light > lightest + EFFECT_CONTRAST) grown = ring;
-    else if (shareBetween(histogram, 0, (darkTail as number) + 1) > OUTLINE_SHARE) grown = ring;
-    else if (shareBetween(histogram, lightTail as number, 256) > OUTLINE_SHARE) grown = ring;
+    else if (shareBetween(histogram, 0, darkTail as number) > OUTLINE_SHARE) grown = ring;
+    else if (shareBetween(histogram, (lightTail as number) + 1, 256) > OUTLINE_SHARE) grown = ring;
   }
   // One ring more for the last one's own soft edge: without it caption-pan's shadowed captions kept
   // a trace (1.2 dB inside the masks).
