@@ -21,8 +21,9 @@ const OUTLINE_SHARE = 0.4;
  * `canvas`, which has room for `largest` + BACKGROUND_RINGS around the line where the frame
  * allows): one ring past the last ring around them that still carries the text's outline, drop
  * shadow or glow, told by its darkest or lightest quarter of luma standing apart from the
- * background rings', or by most of it lying past their darkest or lightest tenth. The usual fixed growth (12 % of the line's height) took the busy picture around plain letters too:
- * on real-handheld's outlined words over a tree that cost 2 dB of PSNR outside the masks.
+ * background rings', or by most of it lying past their darkest or lightest tenth. The usual fixed
+ * growth (12 % of the line's height) took the busy picture around plain letters too: on
+ * real-handheld's outlined words over a tree that cost 2 dB of PSNR outside the masks.
  * `softEdgeMarked`: the glyphs were found by their strokes (small letters over a busy picture), a cut
  * that already takes in most of a stroke's soft edge, so the first ring is grown only where it shows
  * an effect too; otherwise it always is. On real-street's see-through handle over a brick wall that
