@@ -70,10 +70,18 @@ const TOP_RIGHT_ZONE = { x0: 0.5, y0: 0, x1: 1, y1: 0.2 };
 const ABOVE_BAND = { x0: 0, y0: 0.62, x1: 1, y1: 0.84 };
 
 /**
+ * What every real-footage clip is: scored against the baselines, judged by the quality targets, and
+ * out of the --quick subset and the speed target unless it says so. Spread last, in this order: the
+ * clip's hash is taken of its spec as written, and the cached clips keep theirs.
+ */
+const REAL_FOOTAGE = { baselines: true, quick: false, speed: false, real: true };
+
+/**
  * Real camera footage with ad overlays: the quality targets are read on these. Each shows the engine
  * something the virtual camera never does: a subject moving under the caption, parallax, leaves living
  * on their own, people crossing a still shot, cuts.
  */
+
 const REAL_CLIPS: ClipSpec[] = [
   {
     name: "real-subject",
@@ -88,10 +96,8 @@ const REAL_CLIPS: ClipSpec[] = [
       { ...priceTag("NEW", 0.5, 4), zone: { x0: 0.5, y0: 0.2, x1: 1, y1: 0.6 } },
       handle("@dinnerdates", 0, 4, TOP_LEFT, TOP_LEFT_ZONE),
     ],
-    baselines: true,
+    ...REAL_FOOTAGE,
     quick: true,
-    speed: false,
-    real: true,
   },
   {
     name: "real-portrait",
@@ -106,10 +112,7 @@ const REAL_CLIPS: ClipSpec[] = [
       { ...hook("WAIT FOR IT", 0, 1.8), scale: 1.2 },
       ...wordByWord("HE NEVER SAW IT COMING", 0.6, 0.5).map((word) => ({ ...word, scale: 1.2 })),
     ],
-    baselines: true,
-    quick: false,
-    speed: false,
-    real: true,
+    ...REAL_FOOTAGE,
   },
   {
     name: "real-street",
@@ -128,10 +131,8 @@ const REAL_CLIPS: ClipSpec[] = [
       lowerThird("MARIA LOPEZ", 1, 4.5),
       handle("@citynews", 0, 6, TOP_RIGHT, TOP_RIGHT_ZONE),
     ],
-    baselines: true,
+    ...REAL_FOOTAGE,
     quick: true,
-    speed: false,
-    real: true,
   },
   {
     name: "real-city",
@@ -147,10 +148,7 @@ const REAL_CLIPS: ClipSpec[] = [
       { ...caption("BOOK NOW", 2.6, 4.6), y: "h*0.68", zone: ABOVE_BAND },
       { ...priceTag("$299", 1, 5), zone: { x0: 0.5, y0: 0.2, x1: 1, y1: 0.6 } },
     ],
-    baselines: true,
-    quick: false,
-    speed: false,
-    real: true,
+    ...REAL_FOOTAGE,
   },
   {
     name: "real-subtitles",
@@ -166,10 +164,7 @@ const REAL_CLIPS: ClipSpec[] = [
       plateSubtitle("NEW IN STORE TODAY", 1.4, 2.8, 0.66, 0.85),
       plateSubtitle("SHOP NOW", 2.8, 4, 0.34, 1),
     ],
-    baselines: true,
-    quick: false,
-    speed: false,
-    real: true,
+    ...REAL_FOOTAGE,
   },
   {
     name: "real-handheld",
@@ -183,10 +178,7 @@ const REAL_CLIPS: ClipSpec[] = [
       { ...caption("GO OUTSIDE", 0.3, 3.5), scale: 1.4 },
       handle("@greenlife", 0, 4, TOP_RIGHT, TOP_RIGHT_ZONE),
     ].map((overlay) => ({ ...overlay, scale: (overlay.scale ?? 1) * 1.3 })),
-    baselines: true,
-    quick: false,
-    speed: false,
-    real: true,
+    ...REAL_FOOTAGE,
   },
   {
     name: "real-wall-handle",
@@ -202,10 +194,7 @@ const REAL_CLIPS: ClipSpec[] = [
       priceTag("-40%", 0.5, 6),
       handle("@streetstyle", 0, 6, TOP_RIGHT, TOP_RIGHT_ZONE),
     ],
-    baselines: true,
-    quick: false,
-    speed: false,
-    real: true,
+    ...REAL_FOOTAGE,
   },
   {
     name: "real-red-band",
@@ -220,10 +209,7 @@ const REAL_CLIPS: ClipSpec[] = [
       ticker("FLASH SALE ENDS SUNDAY - ALL ROOMS 30% OFF", 0, 4, "0xc1121f", 0.7),
       hook("CITY BREAKS", 0.3, 3.8),
     ],
-    baselines: true,
-    quick: false,
-    speed: false,
-    real: true,
+    ...REAL_FOOTAGE,
   },
   {
     name: "real-dark-hook",
@@ -235,10 +221,7 @@ const REAL_CLIPS: ClipSpec[] = [
     seconds: 4,
     camera: { kind: "footage", footage: "megamind", start: 5.5 },
     overlays: [hook("YOU WONT BELIEVE THIS", 0, 2.2), lowerThird("DR. MEGA", 0.5, 3.5)],
-    baselines: true,
-    quick: false,
-    speed: false,
-    real: true,
+    ...REAL_FOOTAGE,
   },
 ];
 
