@@ -40,6 +40,8 @@ export interface ClipSpec extends Shot {
 }
 
 const HD = { width: 1280, height: 720, fps: 25, seconds: 4 };
+/** cityCC0.mpg's frame and rate. */
+const CITY_FRAME = { width: 720, height: 404, fps: 25 };
 /** The memory pair: the same footage and overlay cycle, one minute and ten minutes long. */
 const MEMORY = { width: 320, height: 180, fps: 10 };
 /** At 180 lines the usual sizes are 12 to 15 pixels, too small to read reliably. */
@@ -137,9 +139,7 @@ const REAL_CLIPS: ClipSpec[] = [
   {
     name: "real-city",
     purpose: "towers filmed while the camera turns (parallax): a solid ticker band, a caption and a price",
-    width: 720,
-    height: 404,
-    fps: 25,
+    ...CITY_FRAME,
     seconds: 5,
     camera: { kind: "footage", footage: "city", start: 0 },
     overlays: [
@@ -200,9 +200,7 @@ const REAL_CLIPS: ClipSpec[] = [
     name: "real-red-band",
     purpose:
       "towers while the camera turns: a red see-through ticker band, brighter than the sky and darker than the towers, and a hook",
-    width: 720,
-    height: 404,
-    fps: 25,
+    ...CITY_FRAME,
     seconds: 4,
     camera: { kind: "footage", footage: "city", start: 3.4 },
     overlays: [
