@@ -142,6 +142,22 @@ export function sightedBox(
 }
 
 type Settled = { at: number; boxBrighter: boolean } | undefined;
+type Sides = { top: Settled; bottom: Settled; left: Settled; right: Settled };
+
+/** How far each settled side lies past the text (`box`), in pixels; undefined for a side not settled. */
+function paddings({ top, bottom, left, right }: Sides, box: SizedRect) {
+  return {
+    top: top && box.y - top.at,
+    bottom: bottom && bottom.at - (box.y + box.height),
+    left: left && box.x - left.at,
+    right: right && right.at - (box.x + box.width),
+  };
+}
+
+/** Whether two opposite sides pad the text alike: within a quarter of its height, MIRROR_SLACK at least. */
+function padAlike(a: number | undefined, b: number | undefined, box: SizedRect): boolean {
+  return a !== undefined && b !== undefined && Math.abs(a - b) <= Math.max(MIRROR_SLACK, box.height / 4);
+}
 
 /**
  * The box's sides, the one that no sample sighted at all (the caller tells which) taken as the
@@ -150,24 +166,14 @@ type Settled = { at: number; boxBrighter: boolean } | undefined;
  * picture at 29, 21, 28 steps by 11 levels, under EDGE_STEP): without it the whole plate stayed on
  * screen and only its letters were filled. A side sighted in places that do not agree stays unsettled.
  */
-function mirrorUnseen(
-  sides: { top: Settled; bottom: Settled; left: Settled; right: Settled },
-  box: SizedRect,
-): { top: Settled; bottom: Settled; left: Settled; right: Settled } {
+function mirrorUnseen(sides: Sides, box: SizedRect): Sides {
   const { top, bottom, left, right } = sides;
   const [x0, x1, y0, y1] = [box.x, box.x + box.width, box.y, box.y + box.height];
-  // How far each sighted side lies past the text. The pair across the unseen side must pad the text
-  // alike, and the side facing it by less than a line: else the edges are the scene's (a face and a
-  // chin around a word, 43 px above it and 2 below).
-  const padding = {
-    top: top && y0 - top.at,
-    bottom: bottom && bottom.at - y1,
-    left: left && x0 - left.at,
-    right: right && right.at - x1,
-  };
-  const alike = (a?: number, b?: number) =>
-    a !== undefined && b !== undefined && Math.abs(a - b) <= Math.max(MIRROR_SLACK, box.height / 4);
-  const across = !top || !bottom ? alike(padding.left, padding.right) : alike(padding.top, padding.bottom);
+  // The pair across the unseen side must pad the text alike, and the side facing it by less than a
+  // line: else the edges are the scene's (a face and a chin around a word, 43 px above it and 2 below).
+  const padding = paddings(sides, box);
+  const across =
+    !top || !bottom ? padAlike(padding.left, padding.right, box) : padAlike(padding.top, padding.bottom, box);
   const facing = !top ? padding.bottom : !bottom ? padding.top : !left ? padding.right : padding.left;
   if (!across || facing === undefined || facing < 0 || facing > box.height) return sides;
   const mirrored = (edge: NonNullable<Settled>, at: number) => ({ at, boxBrighter: edge.boxBrighter });
@@ -187,16 +193,13 @@ function mirrorUnseen(
  * really pads more sideways, what lies past the sides taken here shows no edge on any sample, so it
  * is as dark as the box there. Top and bottom must pad the text alike and by less than a line.
  */
-function padSideways(
-  sides: { top: Settled; bottom: Settled; left: Settled; right: Settled },
-  box: SizedRect,
-): { top: Settled; bottom: Settled; left: Settled; right: Settled } {
+function padSideways(sides: Sides, box: SizedRect): Sides {
   const { top, bottom } = sides;
-  if (!top || !bottom) return sides;
-  const above = box.y - top.at;
-  const below = bottom.at - (box.y + box.height);
-  const alike = Math.abs(above - below) <= Math.max(MIRROR_SLACK, box.height / 4);
-  if (!alike || Math.min(above, below) < 0 || Math.max(above, below) > box.height) return sides;
+  const { top: above, bottom: below } = paddings(sides, box);
+  if (!top || !bottom || above === undefined || below === undefined) return sides;
+  if (!padAlike(above, below, box) || Math.min(above, below) < 0 || Math.max(above, below) > box.height) {
+    return sides;
+  }
   const padding = Math.max(above, below);
   return {
     top,

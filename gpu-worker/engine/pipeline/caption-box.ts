@@ -125,6 +125,7 @@ function findEdge(
     (horizontal ? strongestEdge(image, horizontal, span, tintedStrength, 0.7) : null);
   return found?.inside ?? null;
 }
+
 /**
  * The edge whose outside row (or column) lies from `near` to `far`, along `from` to `to`, that
  * `strength` scores highest, above `floor`: its box side (`inside`, one step back towards `near`),
