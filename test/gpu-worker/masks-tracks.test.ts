@@ -171,6 +171,15 @@ describe("buildTracks", () => {
       [48, 48],
       [50, 50],
     ]);
+    // A longer subtitle on the same plate, its box holding the short one's (they overlap by 0.8).
+    const replaced = buildTracks([
+      { frame: 29, detections: [read(29, { x: 251, y: 472, width: 266, height: 36 }, "COME SEE US")] },
+      { frame: 32, detections: [read(32, { x: 202, y: 473, width: 366, height: 32 }, "OPEN SEVEN DAYS")] },
+    ]);
+    expect(replaced.map((track) => [track.first, track.last])).toEqual([
+      [29, 29],
+      [32, 32],
+    ]);
     // The same place read in part, then whole (a line sliding in over the frame's edge): one line.
     const partly = buildTracks([
       { frame: 0, detections: [read(0, { ...long, width: 200 }, "STORE TODAY")] },

@@ -47,10 +47,14 @@ function similarText(a: string, b: string): boolean {
   return substringDistance(short, long) <= Math.max(1, Math.floor(short.length * 0.34));
 }
 
-/** Boxes of one sliding line stay close: overlap, or a shift under one line height. */
+/**
+ * Boxes of one sliding line stay close: overlap, or a shift under one line height. Two readings that
+ * differ are two lines even in one place: a subtitle replaced by a longer one on the same plate
+ * overlaps it by 0.8, and taken for one line, the second was masked with the first's plate, its
+ * first and last letters left on screen.
+ */
 function sameLine(previous: Detection, next: Detection): boolean {
   const overlap = iou(previous.box, next.box);
-  if (overlap >= 0.5) return true; // the same place on screen: the same line, however it was read
   if (!similarText(previous.text, next.text)) return false;
   if (overlap >= 0.3) return true;
   // A line that moved must have been read both times: an unread box elsewhere is some other text.
