@@ -83,6 +83,61 @@ describe("a small see-through handle in a corner", () => {
   }, 120_000);
 });
 
+/**
+ * The bottom-left corner of a night city shot (cityCC0.mpg, the bench's city footage) at 720x404: a
+ * striped tower, 240x200, with no overlay. The camera tilting over it and a see-through handle drawn
+ * on top make a corner where the detector, frame by frame, finds a few letters at most.
+ */
+const TOWER_STRIPES = path.resolve(import.meta.dirname, "../fixtures/tilt-under-handle.png");
+
+describe("a see-through handle the camera moves the scene under", () => {
+  let dir: string;
+  let ocr: OcrEngine;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "screen-fixed-"));
+    ocr = await createOcrEngine();
+  }, 60_000);
+  afterAll(async () => {
+    await ocr?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * The tracks of four seconds at 10 fps of a 720x404 night sky with the tower in its bottom-left
+   * corner, the camera tilting up 27 px a second over it, and "@skyline" over the tower in white at
+   * 60 % with a faint shadow (the bench's handle style) when `handle` is set.
+   */
+  async function tracksOf(name: string, handle: boolean) {
+    const clip = path.join(dir, `${name}.mp4`);
+    const drawn = handle
+      ? ",drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:text='@skyline'" +
+        ":fontsize=16:x=36:y=364:fontcolor=white:alpha=0.6:shadowx=1:shadowy=1:shadowcolor=black@0.4"
+      : "";
+    await run("ffmpeg", [
+      ...["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x3a3450:s=720x404:r=10,trim=duration=4"],
+      ...["-loop", "1", "-framerate", "10", "-i", TOWER_STRIPES, "-filter_complex"],
+      `[1:v]crop=240:90:0:'max(0,110-t*27)'[tower];[0:v][tower]overlay=0:314:shortest=1${drawn},format=yuv420p`,
+      ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", clip],
+    ]);
+    return (await analyseVideo(clip, await probeVideo(clip), { ocr })).tracks;
+  }
+
+  it("is found on the mean of the frames read, where the moving scene blurs away, and erased throughout", async () => {
+    const tracks = await tracksOf("handle", true);
+    const texts = tracks.map(({ text, track }) => `${text}:${track.first}-${track.last}`);
+    const handle = tracks.find(({ text }) => editDistance(text.toLowerCase(), "@skyline") <= 2);
+    expect(handle, JSON.stringify(texts)).toBeDefined();
+    expect(handle?.erase).toBe(true);
+    expect([handle?.track.first, handle?.track.last]).toEqual([0, 39]);
+    const box = handle?.track.detections[0]?.box;
+    expect(box && box.x < 40 && box.x + box.width > 110 && box.y > 340, JSON.stringify(box)).toBe(true);
+  }, 120_000);
+
+  it("leaves nothing to erase when the scene moves with no handle over it", async () => {
+    expect(await tracksOf("no-handle", false)).toEqual([]);
+  }, 120_000);
+});
+
 describe("markTextLine on see-through letters over a busy background", () => {
   const WIDTH = 200;
   const HEIGHT = 60;

@@ -12,6 +12,7 @@ import { cornerCrops, withCornerBoxes } from "./corner-search";
 import { lineLook, sameLook } from "./line-look";
 import { lineMatches, normaliseText } from "./match-texts";
 import { type Reach, readPastEnds, widened } from "./read-ends";
+import { type FoundLine, ReadWindows } from "./read-windows";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
 import { textLook } from "./text-look";
 import { boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
@@ -413,26 +414,46 @@ export async function analyseVideo(
     frame,
     signature: signatures[index] as Uint8Array,
   });
+  /** A line read on an analysis frame, as a detection at full resolution. */
+  const detectionOf = (index: number, frame: RgbFrame, line: TextLine, before?: RgbFrame): Detection => ({
+    frame: index,
+    box: {
+      x: line.box.x * toFull,
+      y: line.box.y * toFull,
+      width: line.box.width * toFull,
+      height: line.box.height * toFull,
+    },
+    text: line.text,
+    confidence: line.confidence,
+    look: textLook(frame, line.box, before),
+    edges: sightBoxEdges(frame, line.box, toFull),
+  });
+  const windows = new ReadWindows(options.ocr, {
+    minBoxScore: MIN_BOX_SCORE,
+    minReadConfidence: MIN_READ_CONFIDENCE,
+  });
+  /** Adds the lines the windows' searches found to the samples they were found on, once each. */
+  const recordFound = (found: FoundLine[]) => {
+    for (const { index, frame, line } of found) {
+      const detection = detectionOf(index, frame, line);
+      const sample = samples.find((read) => read.frame === index);
+      if (sample?.detections.every(({ box }) => iou(box, detection.box) < SAME_PLACE_IOU)) {
+        sample.detections.push(detection);
+      }
+    }
+  };
   /** Keeps a read frame as a sample, with the camera's motion from the sample before it. */
   const record = (read: ReadFrame, motion: Motion | undefined) => {
     const before: ReadFrame | null = previous;
     if (previous) motions.set(read.index, motion ? scaleMotion(motion, toFull) : undefined);
+    const cut = before !== null && cuts.some((frame) => frame > before.index && frame <= read.index);
+    windows.add(read.index, read.frame, read.lines, cut ? undefined : motion);
     previous = read;
     samples.push({
       frame: read.index,
-      detections: read.lines.map((line) => ({
-        frame: read.index,
-        box: {
-          x: line.box.x * toFull,
-          y: line.box.y * toFull,
-          width: line.box.width * toFull,
-          height: line.box.height * toFull,
-        },
-        text: line.text,
-        confidence: line.confidence,
-        look: textLook(read.frame, line.box, stillSince(before, line.box)),
-        edges: sightBoxEdges(read.frame, line.box, toFull),
-      })),
+      detections: read.lines.map((line) =>
+        detectionOf(read.index, read.frame, line, stillSince(before, line.box)),
+      ),
     });
   };
   /**
@@ -473,6 +494,7 @@ export async function analyseVideo(
       else record(read, undefined);
     }
     batch = [];
+    recordFound(await windows.search());
   };
   // Frames decoded since the last sample: read when the lines differ on the samples around them.
   let gap: AnalysisFrame[] = [];
@@ -504,6 +526,7 @@ export async function analyseVideo(
   const last = gap.pop();
   if (last) batch.push({ ...last, gap });
   await readBatch();
+  recordFound(await windows.finish());
 
   const sampledFrames = samples.map((s) => s.frame);
   const tracks = withoutNoise(buildTracks(samples)).map((track) => {

@@ -70,14 +70,14 @@ export function withCornerBoxes(
 }
 
 /** Whether `piece` lies mostly inside `line` and is much narrower than it. */
-function pieceOf(piece: SizedRect, line: SizedRect): boolean {
+export function pieceOf(piece: SizedRect, line: SizedRect): boolean {
   const common = intersection(piece, line);
   const inside = common ? (common.width * common.height) / (piece.width * piece.height) : 0;
   return inside >= PIECE_INSIDE && piece.width < PIECE_WIDTH * line.width;
 }
 
 /** `rect` of the frame, each pixel repeated ENLARGE times across and down. */
-function enlarged(frame: RgbFrame, rect: SizedRect): RgbFrame {
+export function enlarged(frame: RgbFrame, rect: SizedRect): RgbFrame {
   const width = rect.width * ENLARGE;
   const height = rect.height * ENLARGE;
   const data = new Uint8Array(width * height * 3);
@@ -94,8 +94,8 @@ function enlarged(frame: RgbFrame, rect: SizedRect): RgbFrame {
   return { width, height, data };
 }
 
-/** A box found on an enlarged corner, in the coordinates of the frame it was cut from. */
-function shrunk(box: TextBox, rect: SizedRect): TextBox {
+/** A box found on an enlarged crop (a corner's), in the coordinates of the frame it was cut from. */
+export function shrunk(box: TextBox, rect: SizedRect): TextBox {
   const toFrame = ([x, y]: Point): Point => [rect.x + x / ENLARGE, rect.y + y / ENLARGE];
   return {
     ...box,
