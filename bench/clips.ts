@@ -221,6 +221,32 @@ const REAL_CLIPS: ClipSpec[] = [
     overlays: [hook("YOU WONT BELIEVE THIS", 0, 2.2), lowerThird("DR. MEGA", 0.5, 3.5)],
     ...REAL_FOOTAGE,
   },
+  {
+    name: "real-tilt-handle",
+    purpose:
+      "a see-through handle over a striped tower the camera tilts across, found on no single frame; a hook on its black box over the sky and the towers; a price tag",
+    ...CITY_FRAME,
+    seconds: 4,
+    camera: { kind: "footage", footage: "city", start: 0.5 },
+    overlays: [
+      hook("BEST VIEWS IN TOWN", 0, 3.5),
+      priceTag("$99", 1, 4),
+      handle("@skyline", 0, 4, { x: "w*0.05", y: "h*0.9" }, { x0: 0, y0: 0.8, x1: 0.5, y1: 1 }),
+    ],
+    ...REAL_FOOTAGE,
+  },
+  {
+    name: "real-words-windows",
+    purpose:
+      "9:16: yellow outlined words one by one over a tower's lit windows, the second missed by the detector on its first frames, across a cut; a small hook",
+    width: 304,
+    height: 540,
+    fps: 25,
+    seconds: 4,
+    camera: { kind: "footage", footage: "city", start: 2.5, crop: [0.5, 0.5] },
+    overlays: [...wordByWord("LOOK UP TONIGHT", 0.2, 1.2), { ...hook("CITY GUIDE", 0, 4), scale: 0.8 }],
+    ...REAL_FOOTAGE,
+  },
 ];
 
 export const CLIPS: ClipSpec[] = [
