@@ -2,13 +2,14 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { newLineLook } from "../../gpu-worker/engine/pipeline/caption-box";
+import { startAtFirstSliver } from "../../gpu-worker/engine/pipeline/edge-entry";
 import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
 import {
   estimateSeeThrough,
   type SeeThrough,
   seeThroughBox,
 } from "../../gpu-worker/engine/pipeline/see-through";
-import { buildTracks, type Detection } from "../../gpu-worker/engine/pipeline/tracks";
+import { buildTracks, type Detection, type Track } from "../../gpu-worker/engine/pipeline/tracks";
 
 const WIDTH = 320;
 const HEIGHT = 180;
@@ -194,6 +195,34 @@ describe("buildTracks", () => {
       { frame: 4, detections: [read(4, { ...hook, x: hook.x + 120 }, "NEW DROP TODAY")] },
     ]);
     expect(tracks).toHaveLength(1);
+  });
+});
+
+describe("a line sliding in over the frame's side", () => {
+  const at = (frame: number, box: Detection["box"]): Detection => ({
+    frame,
+    box,
+    text: "HAPPENS",
+    confidence: 0.99,
+  });
+  /** The first frame of a 720-wide frame's track refined to frame 6, read on frames 8 and 11 in these spans of x. */
+  const startOf = (on8: [number, number], on11: [number, number]): number => {
+    const box = ([x0, x1]: [number, number]) => ({ x: x0, y: 230, width: x1 - x0, height: 40 });
+    const track: Track = { id: 0, detections: [at(8, box(on8)), at(11, box(on11))], first: 6, last: 90 };
+    startAtFirstSliver(track, 720);
+    return track.first;
+  };
+
+  it("starts from the first frame its leading letter shows a sliver on", () => {
+    // The held-out Megamind CTA clip: read from frame 8 with its right end 82 px in, 150 on 11.
+    expect(startOf([0, 82], [1, 150])).toBe(5);
+    // The same from the right side.
+    expect(startOf([638, 720], [570, 720])).toBe(5);
+  });
+
+  it("leaves a line that does not move at the side, or does not touch it, as it was", () => {
+    expect(startOf([0, 82], [0, 82])).toBe(6);
+    expect(startOf([40, 122], [40, 190])).toBe(6);
   });
 });
 
