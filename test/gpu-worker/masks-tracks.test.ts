@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { newLineLook } from "../../gpu-worker/engine/pipeline/caption-box";
-import { startAtFirstSliver } from "../../gpu-worker/engine/pipeline/edge-entry";
+import { extendToSlivers } from "../../gpu-worker/engine/pipeline/edge-entry";
 import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
 import {
   estimateSeeThrough,
@@ -198,7 +198,7 @@ describe("buildTracks", () => {
   });
 });
 
-describe("a line sliding in over the frame's side", () => {
+describe("a line sliding in or out over the frame's side", () => {
   const at = (frame: number, box: Detection["box"]): Detection => ({
     frame,
     box,
@@ -209,7 +209,7 @@ describe("a line sliding in over the frame's side", () => {
   const startOf = (on8: [number, number], on11: [number, number]): number => {
     const box = ([x0, x1]: [number, number]) => ({ x: x0, y: 230, width: x1 - x0, height: 40 });
     const track: Track = { id: 0, detections: [at(8, box(on8)), at(11, box(on11))], first: 6, last: 90 };
-    startAtFirstSliver(track, 720);
+    extendToSlivers(track, 720, 95);
     return track.first;
   };
 
@@ -218,6 +218,14 @@ describe("a line sliding in over the frame's side", () => {
     expect(startOf([0, 82], [1, 150])).toBe(5);
     // The same from the right side.
     expect(startOf([638, 720], [570, 720])).toBe(5);
+  });
+
+  it("ends on the last frame its trailing letter shows a sliver on", () => {
+    // The held-out Megamind slide-out clip: its "N" read on frame 69 with its right end 27 px in, 104 on 66.
+    const box = (x1: number) => ({ x: 0, y: 235, width: x1, height: 40 });
+    const track: Track = { id: 0, detections: [at(66, box(104)), at(69, box(27))], first: 7, last: 69 };
+    extendToSlivers(track, 720, 95);
+    expect([track.first, track.last]).toEqual([7, 70]);
   });
 
   it("leaves a line that does not move at the side, or does not touch it, as it was", () => {

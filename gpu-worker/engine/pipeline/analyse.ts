@@ -9,7 +9,7 @@ import { sightBoxEdges } from "./box-sightings";
 import { changedRegions, searchedAfter } from "./changed-regions";
 import { isSceneText, type Motion, project } from "./classify";
 import { cornerCrops, withCornerBoxes } from "./corner-search";
-import { startAtFirstSliver } from "./edge-entry";
+import { extendToSlivers } from "./edge-entry";
 import { lineLook, sameLook } from "./line-look";
 import { lineMatches, normaliseText } from "./match-texts";
 import { type Reach, readPastEnds, widened } from "./read-ends";
@@ -532,7 +532,7 @@ export async function analyseVideo(
   const sampledFrames = samples.map((s) => s.frame);
   const tracks = withoutNoise(buildTracks(samples)).map((track) => {
     refineEnds(track, sampledFrames, signatures, probe);
-    startAtFirstSliver(track, probe.width);
+    extendToSlivers(track, probe.width, signatures.length - 1);
     const text = trackText(track);
     const kind = isSceneText(track, motions) ? ("scene" as const) : ("overlay" as const);
     const erase = options.texts ? lineMatches(text, options.texts) : kind === "overlay";
