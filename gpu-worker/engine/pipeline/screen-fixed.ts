@@ -1,3 +1,4 @@
+import { meanGrey } from "../fill/sample";
 import { overlaps, type SizedRect } from "../geometry";
 import type { OcrEngine, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 import { project } from "./classify";
@@ -148,11 +149,10 @@ function sceneTravel(run: WindowFrame[], box: SizedRect): number {
   return farthest;
 }
 
+/** The frame's grey (the mean of its channels), as the fill reads it. */
 function greyOf({ width, height, data }: RgbFrame): Float32Array {
   const grey = new Float32Array(width * height);
-  for (let p = 0; p < grey.length; p++) {
-    grey[p] = ((data[p * 3] as number) + (data[p * 3 + 1] as number) + (data[p * 3 + 2] as number)) / 3;
-  }
+  for (let p = 0; p < grey.length; p++) grey[p] = meanGrey(data, p);
   return grey;
 }
 
