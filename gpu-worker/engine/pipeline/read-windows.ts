@@ -1,7 +1,7 @@
 import type { OcrEngine, RgbFrame, TextLine } from "../ocr/ocr";
 import type { Motion } from "./classify";
 import { missedSightings } from "./line-gaps";
-import { screenFixedLines } from "./screen-fixed";
+import { type FixedPlace, screenFixedLines } from "./screen-fixed";
 
 /**
  * A window holds at most this many read frames (six seconds at two a second)...
@@ -50,6 +50,8 @@ export class ReadWindows {
   private window: WindowFrame[] = [];
   /** Windows closed and not yet searched. */
   private closed: WindowFrame[][] = [];
+  /** The places of lines found fixed to the screen so far, looked for on every window after. */
+  private fixedPlaces: FixedPlace[] = [];
 
   constructor(
     private readonly ocr: OcrEngine,
@@ -70,7 +72,9 @@ export class ReadWindows {
     const found: FoundLine[] = [];
     for (const window of this.closed.splice(0)) {
       found.push(...(await missedSightings(this.ocr, window, this.options)));
-      found.push(...(await screenFixedLines(this.ocr, window, this.options)));
+      const fixed = await screenFixedLines(this.ocr, window, this.options, this.fixedPlaces);
+      found.push(...fixed.found);
+      this.fixedPlaces = fixed.places;
     }
     return found;
   }

@@ -33,24 +33,61 @@ const SAME_PLACE_IOU = 0.5;
 const MIN_RUN = 4;
 
 /**
+ * A line found on a window's mean, carried to the windows after it: a window the camera hardly
+ * moves over (the clip's last second, a pause in a pan) leaves the scene as sharp as the line on its
+ * own mean, and no box there may count. The line's own mean still tells its frames apart.
+ */
+export interface FixedPlace {
+  line: TextLine;
+  /** The grey of the mean it was found on: the line sharp, the scene under it blurred. */
+  meanGrey: Float32Array;
+  /** The gradient agreement with `meanGrey` a frame needs to show the line. */
+  floor: number;
+}
+
+/**
  * The lines found on the mean of a window's frames where the camera moved the scene under them,
- * for each of its frames that shows such a line and did not show it to the detector (but in pieces).
+ * for each of its frames that shows such a line and did not show it to the detector (but in pieces),
+ * and the places such lines were found on this window's means or on earlier ones (`known`).
  * The window is searched in runs of frames with the camera's motion known between them.
  */
 export async function screenFixedLines(
   ocr: OcrEngine,
   window: WindowFrame[],
   options: WindowSearchOptions,
-): Promise<FoundLine[]> {
-  const found: FoundLine[] = [];
+  known: FixedPlace[],
+): Promise<{ found: FoundLine[]; places: FixedPlace[] }> {
+  const greys = new Map<WindowFrame, Float32Array>();
+  const greyOfFrame = (frame: WindowFrame): Float32Array => {
+    const grey = greys.get(frame) ?? greyOf(frame.frame);
+    greys.set(frame, grey);
+    return grey;
+  };
+  const places: FixedPlace[] = [];
   for (const run of runsOf(window)) {
     // Under a still camera the mean is a frame like the others: no model call for it.
     if (run.length >= MIN_RUN && sceneTravel(run, wholeFrame(run)) >= MIN_TRAVEL) {
-      found.push(...(await linesOnMean(ocr, run, options)));
+      places.push(...(await linesOnMean(ocr, run, options, greyOfFrame)));
     }
   }
-  return found;
+  const carried = known.filter(({ line }) =>
+    places.every((place) => iou(place.line.box, line.box) < SAME_PLACE_IOU),
+  );
+  places.push(...carried);
+  const width = (window[0] as WindowFrame).frame.width;
+  const found = places.flatMap(({ line, meanGrey, floor }) =>
+    window.flatMap((frame) =>
+      gradientAgreement(greyOfFrame(frame), meanGrey, width, line.box) >= floor && !seenOn(frame, line.box)
+        ? [{ index: frame.index, frame: frame.frame, line }]
+        : [],
+    ),
+  );
+  return { found, places };
 }
+
+/** A frame that showed the detector the line (more than a few of its letters) has it already. */
+const seenOn = ({ lines }: WindowFrame, box: SizedRect) =>
+  lines.some((line) => overlaps(line.box, box) && !pieceOf(line.box, box));
 
 /** The window cut where the camera's motion is unknown (a cut, a picture too changed). */
 function runsOf(window: WindowFrame[]): WindowFrame[][] {
@@ -62,28 +99,27 @@ function runsOf(window: WindowFrame[]): WindowFrame[][] {
   return runs;
 }
 
+/** The places of the lines found on the mean of a run of frames, each with the floor its frames set. */
 async function linesOnMean(
   ocr: OcrEngine,
-  window: WindowFrame[],
+  run: WindowFrame[],
   options: WindowSearchOptions,
-): Promise<FoundLine[]> {
-  const mean = meanFrame(window.map(({ frame }) => frame));
-  // A frame that showed the detector the line (more than a few of its letters) has it already.
-  const seenOn = ({ lines }: WindowFrame, box: SizedRect) =>
-    lines.some((line) => overlaps(line.box, box) && !pieceOf(line.box, box));
+  greyOfFrame: (frame: WindowFrame) => Float32Array,
+): Promise<FixedPlace[]> {
+  const mean = meanFrame(run.map(({ frame }) => frame));
   // Where a frame showed a line in the same place, the mean holds that line over the others shown
   // there (words one by one: "HE" and "NEVER" read as "NHER"); line-gaps looks for it there.
   const placeOfLine = (box: SizedRect) =>
-    window.some(({ lines }) => lines.some((line) => iou(line.box, box) >= SAME_PLACE_IOU));
+    run.some(({ lines }) => lines.some((line) => iou(line.box, box) >= SAME_PLACE_IOU));
   const candidates = (await boxesOn(ocr, mean, options.minBoxScore)).filter(
     ({ box }) =>
-      sceneTravel(window, box) >= Math.max(MIN_TRAVEL, TRAVEL_HEIGHTS * box.height) && !placeOfLine(box),
+      sceneTravel(run, box) >= Math.max(MIN_TRAVEL, TRAVEL_HEIGHTS * box.height) && !placeOfLine(box),
   );
   if (candidates.length === 0) return [];
   const read = await ocr.recognizeBoxes(candidates.map((box) => ({ frame: mean, box })));
   const meanGrey = greyOf(mean);
-  const greys = window.map(({ frame }) => greyOf(frame));
-  return candidates.flatMap((box, k) => {
+  const greys = run.map(greyOfFrame);
+  return candidates.map((box, k) => {
     const { confidence, glyphs, text } = read[k] as TextLine;
     const line = {
       ...box,
@@ -92,12 +128,7 @@ async function linesOnMean(
       glyphs,
     };
     const presence = greys.map((grey) => gradientAgreement(grey, meanGrey, mean.width, box.box));
-    const floor = Math.max(MIN_PRESENCE, PRESENCE_SHARE * Math.max(...presence));
-    return window.flatMap((frame, f) =>
-      (presence[f] as number) >= floor && !seenOn(frame, box.box)
-        ? [{ index: frame.index, frame: frame.frame, line }]
-        : [],
-    );
+    return { line, meanGrey, floor: Math.max(MIN_PRESENCE, PRESENCE_SHARE * Math.max(...presence)) };
   });
 }
 
