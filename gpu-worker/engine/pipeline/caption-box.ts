@@ -294,6 +294,31 @@ function withAccentBar(
 }
 
 /**
+ * The detector's box takes in the edges of a box that pads its words by a few pixels (a hook drawn
+ * small on a 9:16 frame: its box's last row lay a row inside the detector's). Where the top or the
+ * bottom is found past the detector's box and the other is not, the other is looked for again from
+ * this far inside it (pixels, and share of its height). Not first, nor where neither is found, nor
+ * near the frame's border: inside the detector's box the letters' own baseline steps one way in
+ * brightness all along, and real-street's see-through handle, which has no box, was taken for one
+ * and filled whole; a band at the frame's bottom has the border for its edge, not the baseline.
+ */
+const MIN_EDGE_INSET = 2;
+const EDGE_INSET_SHARE = 0.1;
+
+/** Two opposite edges, each searched from the detector's box (`inside` 0), the one missed again from `inset` inside it. */
+function oneInsideIfOther(
+  first: (inside: number) => number | null,
+  second: (inside: number) => number | null,
+  inset: number,
+): [number | null, number | null] {
+  const found: [number | null, number | null] = [first(0), second(0)];
+  if (inset === 0) return found;
+  if (found[0] !== null && found[1] === null) found[1] = second(inset);
+  else if (found[0] === null && found[1] !== null) found[0] = first(inset);
+  return found;
+}
+
+/**
  * A caption drawn on its own box (solid or see-through): four straight edges around the text where
  * the brightness steps the same way along the whole edge. Top and bottom lie within a line height
  * of the text; the sides within three, or as far as the top and bottom edges run (plates and bands
@@ -306,12 +331,17 @@ export function shadedBox(image: RgbImage, box: SizedRect, rect: EdgeRect): Edge
   const sideways = Math.round(box.height * 3);
   const topFar = Math.max(0, rect.y0 - reach);
   const bottomFar = Math.min(image.height - 1, rect.y1 + reach);
-  const foundTop = findEdge(image, true, rect.y0, topFar, rect.x0, rect.x1);
-  const foundBottom = findEdge(image, true, rect.y1, bottomFar, rect.x0, rect.x1);
+  const inset = Math.max(MIN_EDGE_INSET, Math.round(box.height * EDGE_INSET_SHARE));
+  const topAtBorder = reachesBorder(topFar, image.height, -1);
+  const bottomAtBorder = reachesBorder(bottomFar, image.height, 1);
+  const [foundTop, foundBottom] = oneInsideIfOther(
+    (inside) => findEdge(image, true, rect.y0 + inside, topFar, rect.x0, rect.x1),
+    (inside) => findEdge(image, true, rect.y1 - inside, bottomFar, rect.x0, rect.x1),
+    topAtBorder || bottomAtBorder ? 0 : inset,
+  );
   // A band at the top or bottom of the frame has no edge on that side: the border is its edge.
-  const top = foundTop ?? (foundBottom !== null && reachesBorder(topFar, image.height, -1) ? 0 : null);
-  const bottom =
-    foundBottom ?? (foundTop !== null && reachesBorder(bottomFar, image.height, 1) ? image.height - 1 : null);
+  const top = foundTop ?? (foundBottom !== null && topAtBorder ? 0 : null);
+  const bottom = foundBottom ?? (foundTop !== null && bottomAtBorder ? image.height - 1 : null);
   if (top === null || bottom === null) return null;
   const edges = [
     ...(foundTop !== null ? [{ row: foundTop, outward: -1 as const }] : []),
