@@ -16,9 +16,9 @@ const HEIGHT = 180;
 /** A hook over a building's windows, from a held-out clip of vtest.avi (frame 10, x 180 to 700). */
 const HOOK_OVER_BUILDING = path.resolve(import.meta.dirname, "../fixtures/hook-over-building.png");
 /**
- * A hook drawn small on a 9:16 frame (Megamind.avi, a held-out clip), 200x80: "WAIT FOR IT" on a
- * black box at 50 % over a forehead, the box from x 40 to 156 and y 27 to 48, padding its words by
- * two or three pixels.
+ * A hook drawn small on a 9:16 frame (Megamind.avi, a held-out clip), 200x100 from the frame's top:
+ * "WAIT FOR IT" on a black box at 50 % over a forehead, the box from x 40 to 156 and y 37 to 58,
+ * padding its words by two or three pixels.
  */
 const SMALL_PADDING_HOOK = path.resolve(import.meta.dirname, "../fixtures/hook-small-padding.png");
 const RED: [number, number, number] = [210, 40, 40];
@@ -116,7 +116,7 @@ describe("markTextLine on a caption's own box", () => {
 
   it("marks a box whose edges the detector's box takes in, as it does where the box pads its words little", () => {
     const width = 200;
-    const height = 80;
+    const height = 100;
     const data = new Uint8Array(
       execFileSync("ffmpeg", [
         "-v",
@@ -132,12 +132,12 @@ describe("markTextLine on a caption's own box", () => {
     );
     const mask = new Uint8Array(width * height);
     // The detector's box on that frame: its last row lies a row past the box's.
-    markTextLine({ width, height, data }, { x: 41, y: 28, width: 115, height: 21 }, mask);
+    markTextLine({ width, height, data }, { x: 41, y: 38, width: 115, height: 21 }, mask);
     let boxMarked = 0;
-    for (let y = 27; y < 49; y++) for (let x = 40; x < 156; x++) boxMarked += mask[y * width + x] ? 1 : 0;
+    for (let y = 37; y < 59; y++) for (let x = 40; x < 156; x++) boxMarked += mask[y * width + x] ? 1 : 0;
     expect(boxMarked / (116 * 22)).toBeGreaterThan(0.99);
     // The forehead below it stays.
-    for (let y = 56; y < height; y++) for (let x = 0; x < width; x++) expect(mask[y * width + x]).toBe(0);
+    for (let y = 66; y < height; y++) for (let x = 0; x < width; x++) expect(mask[y * width + x]).toBe(0);
   });
 
   it("ends a see-through box where its top and bottom stop, not at the building's corner past it", () => {
