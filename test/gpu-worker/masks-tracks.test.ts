@@ -21,6 +21,7 @@ const HOOK_OVER_BUILDING = path.resolve(import.meta.dirname, "../fixtures/hook-o
  * padding its words by two or three pixels.
  */
 const SMALL_PADDING_HOOK = path.resolve(import.meta.dirname, "../fixtures/hook-small-padding.png");
+const BLUE_BAND = path.resolve(import.meta.dirname, "../fixtures/blue-band-over-jacket.png");
 const RED: [number, number, number] = [210, 40, 40];
 /** The price tag's box, and the text box a detector gives inside it. */
 const TAG = { x0: 100, y0: 60, x1: 220, y1: 110 };
@@ -287,6 +288,26 @@ describe("a see-through box", () => {
     }
     return { width: WIDTH, height: HEIGHT, data };
   }
+
+  it("measures a blue band's opacity, whose colour fits no grey box", () => {
+    // Megamind.avi (a held-out clip), 360x90: a ticker's blue (0x1565c0) band at 60 % over a jacket,
+    // rows 17 to 85, across the whole crop; its words from row 39 to 69.
+    const data = new Uint8Array(
+      execFileSync("ffmpeg", ["-v", "error", "-i", BLUE_BAND, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]),
+    );
+    const blend = estimateSeeThrough(
+      { width: 360, height: 90, data },
+      { x0: 0, y0: 17, x1: 360, y1: 85 },
+      { x0: 0, y0: 39, x1: 360, y1: 69 },
+    );
+    // 40 % of the picture shows through; the band adds 60 % of its blue.
+    expect(blend?.scale).toBeGreaterThan(0.3);
+    expect(blend?.scale).toBeLessThan(0.5);
+    const [red, green, blue] = blend?.offset ?? [0, 0, 0];
+    expect(Math.abs(red - 0.6 * 0x15)).toBeLessThan(10);
+    expect(Math.abs(green - 0.6 * 0x65)).toBeLessThan(10);
+    expect(Math.abs(blue - 0.6 * 0xc0)).toBeLessThan(10);
+  });
 
   it("gives back the picture behind it, except the letters and the edge", () => {
     const image = boxed(0.5);

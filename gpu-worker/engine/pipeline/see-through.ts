@@ -143,7 +143,10 @@ function stretchEstimate({ inside, outside }: Stretch): SeeThrough | null {
   if (outsideVariance < 3 * 25) return null;
   const insideMeans = inside.map((moments) => moments.mean());
   const outsideMeans = outside.map((moments) => moments.mean());
-  const scale = greyBoxScale(insideMeans, outsideMeans) ?? Math.sqrt(insideVariance / outsideVariance);
+  // A grey fit that takes away more than all of the picture (a blue band's means fit a grey box
+  // at -2.4) is no fit; one that leaves little of it (a plate at 85 %) stands.
+  const grey = greyBoxScale(insideMeans, outsideMeans);
+  const scale = grey !== null && grey > 0 ? grey : Math.sqrt(insideVariance / outsideVariance);
   const offset = [0, 1, 2].map((c) => (insideMeans[c] as number) - scale * (outsideMeans[c] as number));
   return { scale, offset: offset as [number, number, number] };
 }
