@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,6 +8,7 @@ import {
 } from "../../gpu-worker/engine/ocr/ocr";
 import { missedSightings } from "../../gpu-worker/engine/pipeline/line-gaps";
 import type { WindowFrame } from "../../gpu-worker/engine/pipeline/read-windows";
+import { fixtureFrame } from "../helpers/pictures";
 
 /**
  * A 9:16 frame (304x540) of a night city shot (cityCC0.mpg, the bench's city footage) with a yellow
@@ -19,14 +19,7 @@ const WORD_OVER_WINDOWS = path.resolve(import.meta.dirname, "../fixtures/word-ov
 const WORD = { x: 133, y: 384, width: 41, height: 27 };
 const OPTIONS = { minBoxScore: 0.6, minReadConfidence: 0.5 };
 
-function picture(): RgbFrame {
-  const data = execFileSync(
-    "ffmpeg",
-    ["-v", "error", "-i", WORD_OVER_WINDOWS, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-    { maxBuffer: 1 << 24 },
-  );
-  return { width: 304, height: 540, data: new Uint8Array(data) };
-}
+const picture = (): RgbFrame => fixtureFrame(WORD_OVER_WINDOWS, 304, 540);
 
 /** A line the detector found on another frame, in the word's place. */
 const seenElsewhere: TextLine = {

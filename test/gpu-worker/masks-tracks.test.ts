@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { newLineLook } from "../../gpu-worker/engine/pipeline/caption-box";
@@ -10,6 +9,7 @@ import {
   seeThroughBox,
 } from "../../gpu-worker/engine/pipeline/see-through";
 import { buildTracks, type Detection, type Track } from "../../gpu-worker/engine/pipeline/tracks";
+import { fixtureFrame } from "../helpers/pictures";
 
 const WIDTH = 320;
 const HEIGHT = 180;
@@ -118,19 +118,7 @@ describe("markTextLine on a caption's own box", () => {
   it("marks a box whose edges the detector's box takes in, as it does where the box pads its words little", () => {
     const width = 200;
     const height = 100;
-    const data = new Uint8Array(
-      execFileSync("ffmpeg", [
-        "-v",
-        "error",
-        "-i",
-        SMALL_PADDING_HOOK,
-        "-f",
-        "rawvideo",
-        "-pix_fmt",
-        "rgb24",
-        "-",
-      ]),
-    );
+    const { data } = fixtureFrame(SMALL_PADDING_HOOK, width, height);
     const mask = new Uint8Array(width * height);
     // The detector's box on that frame: its last row lies a row past the box's.
     markTextLine({ width, height, data }, { x: 41, y: 38, width: 115, height: 21 }, mask);
@@ -147,19 +135,7 @@ describe("markTextLine on a caption's own box", () => {
     // steps more evenly down the box's rows than the box's own side does.
     const width = 520;
     const height = 130;
-    const data = new Uint8Array(
-      execFileSync("ffmpeg", [
-        "-v",
-        "error",
-        "-i",
-        HOOK_OVER_BUILDING,
-        "-f",
-        "rawvideo",
-        "-pix_fmt",
-        "rgb24",
-        "-",
-      ]),
-    );
+    const { data } = fixtureFrame(HOOK_OVER_BUILDING, width, height);
     const mask = new Uint8Array(width * height);
     markTextLine({ width, height, data }, { x: 64.8, y: 39.6, width: 275.9, height: 39.6 }, mask);
     const marked = (x0: number, x1: number) => {
@@ -292,11 +268,8 @@ describe("a see-through box", () => {
   it("measures a blue band's opacity, whose colour fits no grey box", () => {
     // Megamind.avi (a held-out clip), 360x90: a ticker's blue (0x1565c0) band at 60 % over a jacket,
     // rows 17 to 85, across the whole crop; its words from row 39 to 69.
-    const data = new Uint8Array(
-      execFileSync("ffmpeg", ["-v", "error", "-i", BLUE_BAND, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]),
-    );
     const blend = estimateSeeThrough(
-      { width: 360, height: 90, data },
+      fixtureFrame(BLUE_BAND, 360, 90),
       { x0: 0, y0: 17, x1: 360, y1: 85 },
       { x0: 0, y0: 39, x1: 360, y1: 69 },
     );

@@ -114,16 +114,9 @@ describe("a see-through handle the camera moves the scene under", () => {
       ? ",drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:text='@skyline'" +
         ":fontsize=16:x=36:y=364:fontcolor=white:alpha=0.6:shadowx=1:shadowy=1:shadowcolor=black@0.4"
       : "";
+    const sky = `color=c=0x3a3450:s=720x404:r=10,trim=duration=${seconds}`;
     await run("ffmpeg", [
-      ...[
-        "-v",
-        "error",
-        "-y",
-        "-f",
-        "lavfi",
-        "-i",
-        `color=c=0x3a3450:s=720x404:r=10,trim=duration=${seconds}`,
-      ],
+      ...["-v", "error", "-y", "-f", "lavfi", "-i", sky],
       ...["-loop", "1", "-framerate", "10", "-i", TOWER_STRIPES, "-filter_complex"],
       `[1:v]crop=240:90:0:'110-min(t,4)*24-max(0,t-4)*6'[tower];[0:v][tower]overlay=0:314:shortest=1${drawn},format=yuv420p`,
       ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", clip],

@@ -1,4 +1,17 @@
+import { execFileSync } from "node:child_process";
 import type { RgbFrame } from "../../gpu-worker/engine/fill/types";
+
+/** A picture file (a test fixture) decoded to RGB, `width` × `height` as the file is. */
+export function fixtureFrame(file: string, width: number, height: number): RgbFrame {
+  const data = execFileSync(
+    "ffmpeg",
+    ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+    {
+      maxBuffer: 1 << 26,
+    },
+  );
+  return { width, height, data: new Uint8Array(data) };
+}
 
 /** A grey RGB frame whose pixel (x, y) is `value(x, y)` on all three channels. */
 export function greyPicture(
