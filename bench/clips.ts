@@ -13,6 +13,7 @@ import {
   spanFrames,
   ticker,
   wordByWord,
+  ZONES,
   type Zone,
 } from "./overlays";
 import type { Camera, SceneText, Shot } from "./scenes";
@@ -245,6 +246,38 @@ const REAL_CLIPS: ClipSpec[] = [
     seconds: 4,
     camera: { kind: "footage", footage: "city", start: 2.5, crop: [0.5, 0.5] },
     overlays: [...wordByWord("LOOK UP TONIGHT", 0.2, 1.2), { ...hook("CITY GUIDE", 0, 4), scale: 0.8 }],
+    ...REAL_FOOTAGE,
+  },
+  {
+    name: "real-small-hook",
+    purpose:
+      "9:16: a small hook whose black box at 50 % pads its words by 2 px, over a moving forehead; yellow words over the mouth; a handle",
+    width: 296,
+    height: 528,
+    fps: 24,
+    seconds: 2,
+    camera: { kind: "footage", footage: "megamind", start: 9, crop: [0.6, 0.5] },
+    overlays: [
+      { ...hook("WAIT FOR IT", 0, 2), scale: 0.8 },
+      ...wordByWord("NO WAY", 0.2, 0.8).map((word) => ({ ...word, y: "h*0.5", zone: ZONES.middle })),
+      handle("@clips", 0, 2, { x: "w*0.06", y: "h*0.9" }, { x0: 0, y0: 0.8, x1: 0.5, y1: 1 }),
+    ],
+    ...REAL_FOOTAGE,
+  },
+  {
+    name: "real-blue-band",
+    purpose:
+      "a blue ticker band at 60 % across the bottom of an animated scene, whose colour fits no grey box; a handle; a hook on its box over a face",
+    width: 720,
+    height: 528,
+    fps: 24,
+    seconds: 4,
+    camera: { kind: "footage", footage: "megamind", start: 6 },
+    overlays: [
+      ticker("STREAMING THIS FRIDAY ONLY ON OUR APP", 0, 4, "0x1565c0", 0.6),
+      handle("@hero.fans", 0, 4, { x: "w*0.05", y: "h*0.05" }, TOP_LEFT_ZONE),
+      { ...hook("THE TWIST", 0.4, 2.6), y: "h*0.3", zone: { x0: 0, y0: 0.22, x1: 1, y1: 0.45 } },
+    ],
     ...REAL_FOOTAGE,
   },
 ];
