@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,6 +13,7 @@ import { cutOffEnds } from "../../gpu-worker/engine/pipeline/line-ends";
 import { markTextLine } from "../../gpu-worker/engine/pipeline/masks";
 import { NO_REACH, reachOf, stripOf } from "../../gpu-worker/engine/pipeline/read-ends";
 import { editDistance } from "../helpers/edit-distance";
+import { fixtureFrame } from "../helpers/pictures";
 
 const run = promisify(execFile);
 
@@ -207,23 +208,7 @@ describe("markTextLine on see-through letters over a busy background", () => {
 
 describe("a line whose detector box cut off its first letters", () => {
   /** The handle corner as RGB: "@citynews" from x 88 to 224, rows 28 to 48. */
-  const corner = () => ({
-    width: 256,
-    height: 96,
-    data: new Uint8Array(
-      execFileSync("ffmpeg", [
-        "-v",
-        "error",
-        "-i",
-        HANDLE_CORNER,
-        "-pix_fmt",
-        "rgb24",
-        "-f",
-        "rawvideo",
-        "-",
-      ]),
-    ),
-  });
+  const corner = () => fixtureFrame(HANDLE_CORNER, 256, 96);
   /** The box the detector gives the handle, read "itynews": it starts after "@c". */
   const ITYNEWS = { x: 129, y: 29, width: 97, height: 19 };
   /** Where "@c" is drawn (over a sign's edge, a pole and a red door). */

@@ -2,7 +2,7 @@ import { intersection, overlaps, type SizedRect } from "../geometry";
 import type { OcrEngine, TextLine } from "../ocr/ocr";
 import { enlarged, shrunk } from "./corner-search";
 import type { FoundLine, WindowFrame, WindowSearchOptions } from "./read-windows";
-import { iou } from "./tracks";
+import { iou, SAME_PLACE_IOU } from "./tracks";
 
 /**
  * A line the detector found on some frames of a window, looked for again on the window's other
@@ -10,11 +10,10 @@ import { iou } from "./tracks";
  * some frames and finds it on others as the picture under it changes: a yellow outlined "UP" over a
  * tower's lit windows (the held-out 9:16 city clip) was found from frame 54 on, though on screen
  * from 35, and on a crop around it enlarged twice on every frame from 36. The crop reaches this many
- * line heights past the line on every side...
+ * line heights past the line on every side, and a box found there is the line where it overlaps the
+ * line's box by SAME_PLACE_IOU.
  */
 const CROP_MARGIN = 1;
-/** ...and a box found there is the line where it overlaps the line's box this much. */
-const SAME_PLACE_IOU = 0.5;
 
 /**
  * A place where some frame of the window showed a line, and what each frame of the window shows

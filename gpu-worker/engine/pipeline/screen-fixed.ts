@@ -4,7 +4,7 @@ import type { OcrEngine, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 import { project } from "./classify";
 import { cornerCrops, pieceOf, withCornerBoxes } from "./corner-search";
 import type { FoundLine, WindowFrame, WindowSearchOptions } from "./read-windows";
-import { iou } from "./tracks";
+import { iou, SAME_PLACE_IOU } from "./tracks";
 
 /**
  * Lines that stay put on the screen while the scene moves under them, found on the mean of a few
@@ -27,8 +27,6 @@ const MIN_TRAVEL = 8;
  */
 const MIN_PRESENCE = 0.25;
 const PRESENCE_SHARE = 0.5;
-/** A line read on a frame overlapping a box this much stands in its place. */
-const SAME_PLACE_IOU = 0.5;
 /** Frames of one shot, the camera's motion known between them, needed for a mean: fewer leave the scene sharp. */
 const MIN_RUN = 4;
 

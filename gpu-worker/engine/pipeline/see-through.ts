@@ -143,10 +143,7 @@ function stretchEstimate({ inside, outside }: Stretch): SeeThrough | null {
   if (outsideVariance < 3 * 25) return null;
   const insideMeans = inside.map((moments) => moments.mean());
   const outsideMeans = outside.map((moments) => moments.mean());
-  // A grey fit that takes away more than all of the picture (a blue band's means fit a grey box
-  // at -2.4) is no fit; one that leaves little of it (a plate at 85 %) stands.
-  const grey = greyBoxScale(insideMeans, outsideMeans);
-  const scale = grey !== null && grey > 0 ? grey : Math.sqrt(insideVariance / outsideVariance);
+  const scale = greyBoxScale(insideMeans, outsideMeans) ?? Math.sqrt(insideVariance / outsideVariance);
   const offset = [0, 1, 2].map((c) => (insideMeans[c] as number) - scale * (outsideMeans[c] as number));
   return { scale, offset: offset as [number, number, number] };
 }
@@ -165,7 +162,9 @@ const GREY_FIT_TOLERANCE = 4;
  * mean colours: a grey box adds the same to every channel, so the picture's colour (each mean
  * less the mean of the three) comes through multiplied by the scale alone. Means survive the
  * encoder, where fine texture inside the dimmed box is partly lost, which biases the spread-based
- * estimate low. Null when the picture is too grey to tell, or the means do not fit a grey box.
+ * estimate low. Null when the picture is too grey to tell, or the means do not fit a grey box: a
+ * scale at or below 0 takes away more than all of the picture (a blue band's means fit a grey box at
+ * -2.4); one that leaves little of it (a plate at 85 %) stands.
  */
 function greyBoxScale(insideMeans: number[], outsideMeans: number[]): number | null {
   const average = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -186,7 +185,7 @@ function greyBoxScale(insideMeans: number[], outsideMeans: number[]): number | n
       Math.abs((insideMeans[c] as number) - scale * (outsideMeans[c] as number) - offset),
     ),
   );
-  return miss <= GREY_FIT_TOLERANCE ? scale : null;
+  return miss <= GREY_FIT_TOLERANCE && scale > 0 ? scale : null;
 }
 
 /** Count, mean and variance of one channel's samples. */

@@ -25,6 +25,12 @@ export interface Track {
   last: number;
 }
 
+/**
+ * A box found again on a frame (the read windows' searches) and a line read there that overlap this
+ * much (IoU) are in one place.
+ */
+export const SAME_PLACE_IOU = 0.5;
+
 export function iou(a: SizedRect, b: SizedRect): number {
   const common = intersection(a, b);
   const overlap = common ? common.width * common.height : 0;
