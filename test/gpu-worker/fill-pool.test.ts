@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanVideo } from "../../gpu-worker/engine/clean";
-import { cropWork } from "../../gpu-worker/engine/fill/crop";
+import { type CropWork, cropWork } from "../../gpu-worker/engine/fill/crop";
 import { composeSteps, type IndexedFrame } from "../../gpu-worker/engine/fill/motion-chain";
 import { FillPool, fillPoolSize, type SearchTask } from "../../gpu-worker/engine/fill/pool";
 import type { Homography } from "../../gpu-worker/engine/fill/types";
@@ -170,9 +170,16 @@ describe("FillPool", () => {
       expect(Buffer.from(inThread.works[0]?.fill.buffer as ArrayBuffer)).toEqual(
         Buffer.from(inHere.works[0]?.fill.buffer as ArrayBuffer),
       );
-      expect(found[0]?.aligned.map(({ source }) => source.motion)).toEqual(
-        expected[0]?.aligned.map(({ source }) => source.motion),
+      expect(Buffer.from(inThread.works[0]?.group.buffer as ArrayBuffer)).toEqual(
+        Buffer.from(inHere.works[0]?.group.buffer as ArrayBuffer),
       );
+      const motions = (works: CropWork[]) =>
+        works[0]?.groups.map(({ sources, pooled }) => ({
+          pooled,
+          motions: sources.map(({ source }) => source.motion),
+        }));
+      expect(motions(inThread.works)).toEqual(motions(inHere.works));
+      expect(inThread.works[0]?.groups.length).toBeGreaterThan(0);
     } finally {
       await pool.close();
     }

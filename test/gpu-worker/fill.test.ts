@@ -621,8 +621,8 @@ describe("pictures without corners", () => {
   });
 });
 
-describe("seams", () => {
-  it("fuses borrowed pixels into a frame whose exposure drifted, all across the hole", async () => {
+describe("light", () => {
+  it("brings borrowed pixels to the light of a frame whose exposure drifted, all across the hole, before any seam blend", async () => {
     const width = 640;
     const height = 360;
     const clean = lavfiFrames(MANDELBROT, "crop=640:360:x='300+t*200':y=200", width, height, 9);
@@ -641,7 +641,9 @@ describe("seams", () => {
     const copied = await error(false);
     const fused = await error(true);
     console.info(`exposure drift: error in the hole ${copied.toFixed(1)} copied, ${fused.toFixed(1)} fused`);
-    expect(fused).toBeLessThan(copied / 3);
+    // Copied as the neighbours show it, the hole would be 10 levels off (the seam blend took out two thirds).
+    expect(copied).toBeLessThan(2);
+    expect(fused).toBeLessThan(2);
   });
 });
 

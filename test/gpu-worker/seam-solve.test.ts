@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fuseSeams } from "../../gpu-worker/engine/fill/blend";
 import { type CropWork, Source } from "../../gpu-worker/engine/fill/crop";
+import type { GroupShows } from "../../gpu-worker/engine/fill/temporal";
 
 /** The picture behind the band: a gentle ramp in both directions, so the fill has gradients to keep. */
 const picture = (x: number, y: number, channel: number) => 60 + Math.floor(x / 8) + y + channel * 20;
@@ -13,7 +14,7 @@ const picture = (x: number, y: number, channel: number) => 60 + Math.floor(x / 8
  */
 function driftedBand(drift: number): {
   work: CropWork;
-  ring: Float32Array;
+  ring: GroupShows;
   band: (x: number, y: number) => boolean;
 } {
   const width = 440;
@@ -23,7 +24,7 @@ function driftedBand(drift: number): {
   const masked = new Uint8Array(width * height);
   const source = new Uint8Array(width * height);
   const fill = new Float32Array(width * height * 3);
-  const ring = new Float32Array(width * height * 3).fill(Number.NaN);
+  const shown = new Float32Array(width * height * 3).fill(Number.NaN);
   for (let y = 0; y < height; y += 1) {
     for (let x = 0; x < width; x += 1) {
       const i = y * width + x;
@@ -35,7 +36,7 @@ function driftedBand(drift: number): {
         const value = picture(x, y, c);
         frame.data[i * 3 + c] = inBand ? 255 : value;
         if (inBand) fill[i * 3 + c] = value - drift;
-        else ring[i * 3 + c] = outline ? value - 120 : value - drift;
+        else shown[i * 3 + c] = outline ? value - 120 : value - drift;
       }
     }
   }
@@ -49,7 +50,12 @@ function driftedBand(drift: number): {
     outside: new Float32Array(width * height),
     source,
     fill,
+    // One group: the whole band was borrowed from the same frames.
+    groups: [],
+    group: Uint16Array.from(source, (kind) => (kind === Source.neighbours ? 1 : 0)),
   };
+  const ring: GroupShows = (_, j) =>
+    Number.isNaN(shown[j * 3]) ? undefined : shown.subarray(j * 3, j * 3 + 3);
   return { work, ring, band };
 }
 
@@ -92,5 +98,68 @@ describe("seam blend on a wide hole", () => {
     const before = work.fill.slice();
     fuseSeams(work, ring, 40);
     expect(work.fill).toEqual(before);
+  });
+
+  it("takes out the light step of a patch borrowed from another frame inside the hole, and keeps an edge along its seam", () => {
+    // A hook's box 200x40, borrowed from near frames that match the frame (group 1), but for its
+    // letters, here one block 100x16, which only a frame far on showed, 20 levels darker (group 2).
+    // The picture has a 40-level step along part of the block's top, which must stay.
+    const width = 240;
+    const height = 80;
+    const hole = (x: number, y: number) => x >= 20 && x < 220 && y >= 20 && y < 60;
+    const letters = (x: number, y: number) => x >= 70 && x < 170 && y >= 32 && y < 48;
+    const edgeRow = 32;
+    const edge = (x: number, y: number) => (x >= 80 && x < 110 && y >= edgeRow ? 40 : 0);
+    const scene = (x: number, y: number, c: number) => picture(x, y, c) + edge(x, y);
+    const frame = { width, height, data: new Uint8Array(width * height * 3) };
+    const masked = new Uint8Array(width * height);
+    const source = new Uint8Array(width * height);
+    const group = new Uint16Array(width * height);
+    const fill = new Float32Array(width * height * 3);
+    for (let y = 0; y < height; y += 1) {
+      for (let x = 0; x < width; x += 1) {
+        const i = y * width + x;
+        const inHole = hole(x, y);
+        masked[i] = inHole ? 1 : 0;
+        source[i] = inHole ? Source.neighbours : Source.none;
+        group[i] = inHole ? (letters(x, y) ? 2 : 1) : 0;
+        for (let c = 0; c < 3; c += 1) {
+          frame.data[i * 3 + c] = inHole ? 255 : scene(x, y, c);
+          if (inHole) fill[i * 3 + c] = scene(x, y, c) - (letters(x, y) ? 20 : 0);
+        }
+      }
+    }
+    const work: CropWork = {
+      rect: { x: 0, y: 0, width, height },
+      frame,
+      masked,
+      maskedPixels: Uint32Array.from(Array.from(masked).flatMap((m, i) => (m ? [i] : []))),
+      inside: new Float32Array(width * height),
+      outside: new Float32Array(width * height),
+      source,
+      fill,
+      groups: [],
+      group,
+    };
+    // The near frames show the ring as the frame has it; the far one shows none of it.
+    const shows: GroupShows = (g, j) =>
+      g === 1 ? Float32Array.from([0, 1, 2], (c) => scene(j % width, Math.floor(j / width), c)) : undefined;
+    fuseSeams(work, shows, 40);
+    let worst = 0;
+    for (let y = 0; y < height; y += 1) {
+      for (let x = 0; x < width; x += 1) {
+        if (!hole(x, y)) continue;
+        const i = y * width + x;
+        for (let c = 0; c < 3; c += 1)
+          worst = Math.max(worst, Math.abs((work.fill[i * 3 + c] as number) - scene(x, y, c)));
+      }
+    }
+    const at = (x: number, y: number) => work.fill[(y * width + x) * 3] as number;
+    const keptEdge = Math.min(...[85, 95, 105].map((x) => at(x, edgeRow) - at(x, edgeRow - 1) - 1));
+    console.info(
+      `darker patch: largest error ${worst.toFixed(2)} levels, edge along its seam ${keptEdge.toFixed(1)} of 40`,
+    );
+    expect(worst).toBeLessThan(3);
+    expect(keptEdge).toBeGreaterThan(37);
   });
 });

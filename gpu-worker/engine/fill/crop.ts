@@ -1,5 +1,6 @@
 import type { SizedRect } from "../geometry";
 import { loadOpenCv, type OpenCv, release } from "./opencv";
+import type { SourceGroup } from "./temporal";
 import type { RgbFrame } from "./types";
 
 /**
@@ -34,6 +35,14 @@ export interface CropWork {
   source: Uint8Array;
   /** Fill colour per crop pixel, 3 floats, meaningful where source is set. */
   fill: Float32Array;
+  /**
+   * The sources the crop's pixels were taken from, one group per step of the search (fillFromSources
+   * adds them), and per crop pixel the group it came from (its index + 1; 0 for none). Pixels of one
+   * group show the same frames; two groups may differ by their frames' light, a step the seam blend
+   * takes out.
+   */
+  groups: SourceGroup[];
+  group: Uint16Array;
 }
 
 export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRect): Promise<CropWork> {
@@ -59,6 +68,8 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRec
     outside: distanceTo(cv, masked, rect, 1),
     source: new Uint8Array(size),
     fill: new Float32Array(size * 3),
+    groups: [],
+    group: new Uint16Array(size),
   };
 }
 

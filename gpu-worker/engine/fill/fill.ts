@@ -14,7 +14,7 @@ import {
   previousMotion,
 } from "./stabilise";
 import { steadyFill } from "./steady";
-import { estimateRing } from "./temporal";
+import { groupShows } from "./temporal";
 import {
   type FillOptions,
   type Homography,
@@ -259,7 +259,7 @@ export async function finishFill(
     let unseen = 0;
     let carried = 0;
     for (const [k, work] of works.entries()) {
-      const { aligned, unfilled, movedOn } = await fromPast(work, finds[k] as WindowFind, past, settings);
+      const { unfilled, movedOn } = await fromPast(work, finds[k] as WindowFind, past, settings);
       let settle: (() => void) | undefined;
       // The previous output lined up with this crop, once for the carry-over and the steadying.
       let lined: LinedUpPrevious | undefined;
@@ -281,7 +281,7 @@ export async function finishFill(
         method: settings.inpaintMethod,
       });
       settle?.();
-      if (settings.fuse) fuseSeams(work, estimateRing(work, aligned, RING_WIDTH), settings.maxAlignmentError);
+      if (settings.fuse) fuseSeams(work, groupShows(work), settings.maxAlignmentError);
       if (settings.steady) steadyFill(work, lined, started.previousMask);
       writeFill(work, output, synthesized, current.mask);
     }
@@ -299,8 +299,8 @@ async function fromPast(
   settings: FillSettings,
 ): Promise<WindowFind> {
   if (find.unfilled === 0 || !past || past.count === 0) return find;
-  const seen = await fillFromWindow(work, past.sourcesAt, past.count, settings.maxAlignmentError);
-  return { ...find, aligned: [...find.aligned, ...seen.aligned], unfilled: seen.unfilled.length };
+  const unfilled = await fillFromWindow(work, past.sourcesAt, past.count, settings.maxAlignmentError);
+  return { ...find, unfilled: unfilled.length };
 }
 
 /** Writes the fill of the crop's masked pixels to the output, all but the margin's (MARGIN_PIXEL in `mask`). */

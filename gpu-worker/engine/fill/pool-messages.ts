@@ -60,12 +60,15 @@ export interface SharedAligned {
   distance: number;
   weight: number;
   shift?: ShiftField;
+  light?: Float32Array;
 }
 
 export interface FoundCrop {
   source: Uint8Array;
   fill: Float32Array;
-  aligned: SharedAligned[];
+  /** The crop's groups (CropWork.groups), their sources by frame, and each pixel's group. */
+  groups: Array<{ sources: SharedAligned[]; pooled: boolean }>;
+  group: Uint16Array;
   unfilled: number;
   movedOn: boolean;
 }

@@ -67,7 +67,14 @@ async function search(message: SearchMessage): Promise<void> {
   const { frame } = window[center] as IndexedFrame;
   const works: CropWork[] = message.crops.map((crop) => {
     const size = crop.rect.width * crop.rect.height;
-    return { ...crop, frame, source: new Uint8Array(size), fill: new Float32Array(size * 3) };
+    return {
+      ...crop,
+      frame,
+      source: new Uint8Array(size),
+      fill: new Float32Array(size * 3),
+      groups: [],
+      group: new Uint16Array(size),
+    };
   });
   const steps = new Map(message.steps);
   const sourcesAt = windowSources(window, center, (position) =>
@@ -79,19 +86,26 @@ async function search(message: SearchMessage): Promise<void> {
     return {
       source: work.source,
       fill: work.fill,
-      aligned: find.aligned.map(({ source, weight }) => ({
-        index: source.index as number,
-        restored: source.textOnly !== undefined && source.mask === source.textOnly,
-        motion: source.motion,
-        distance: source.distance,
-        weight,
-        shift: source.shift,
+      groups: work.groups.map(({ sources, pooled }) => ({
+        sources: sources.map(({ source, weight }) => ({
+          index: source.index as number,
+          restored: source.textOnly !== undefined && source.mask === source.textOnly,
+          motion: source.motion,
+          distance: source.distance,
+          weight,
+          shift: source.shift,
+          light: source.light,
+        })),
+        pooled,
       })),
+      group: work.group,
       unfilled: find.unfilled,
       movedOn: find.movedOn,
     };
   });
-  const transfer = crops.flatMap((crop) => [crop.source.buffer, crop.fill.buffer] as ArrayBuffer[]);
+  const transfer = crops.flatMap(
+    (crop) => [crop.source.buffer, crop.fill.buffer, crop.group.buffer] as ArrayBuffer[],
+  );
   post({ kind: "found", id: message.id, crops }, transfer);
 }
 

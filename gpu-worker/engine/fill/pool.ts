@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import { followThread, timedSync } from "../stage-clock";
 import type { CropWork } from "./crop";
 import type { IndexedFrame } from "./motion-chain";
-import type { FromThread, SearchMessage, SharedFrame, ToThread } from "./pool-messages";
+import type { FromThread, SearchMessage, SharedAligned, SharedFrame, ToThread } from "./pool-messages";
 import { fillSource, weightedSource } from "./temporal";
 import { type Homography, homography } from "./types";
 import type { WindowFind, WindowSearch } from "./window-fill";
@@ -260,29 +260,20 @@ export class FillPool {
   }
 }
 
-/** A thread's find for crop `k`, written into the task's crop and its sources taken from the task's window. */
+/** A thread's find for crop `k`, written into the task's crop, its groups' sources taken from the task's window. */
 function foundInWindow(task: SearchTask, k: number, crop: FoundCropOf): WindowFind {
   const work = task.works[k] as CropWork;
   work.source.set(crop.source);
   work.fill.set(crop.fill);
+  work.group.set(crop.group);
   const byIndex = new Map(task.window.map((frame) => [frame.index, frame]));
-  return {
-    aligned: crop.aligned.map(({ index, restored, motion, distance, weight, shift }) => {
-      const frame = byIndex.get(index) as IndexedFrame;
-      return weightedSource(
-        fillSource(
-          frame,
-          homography(motion),
-          distance,
-          restored ? (frame.textOnly as Uint8Array) : frame.mask,
-          shift,
-        ),
-        weight,
-      );
-    }),
-    unfilled: crop.unfilled,
-    movedOn: crop.movedOn,
+  const sourceOf = ({ index, restored, motion, distance, weight, shift, light }: SharedAligned) => {
+    const frame = byIndex.get(index) as IndexedFrame;
+    const mask = restored ? (frame.textOnly as Uint8Array) : frame.mask;
+    return weightedSource(fillSource(frame, homography(motion), distance, mask, shift, light), weight);
   };
+  work.groups.push(...crop.groups.map(({ sources, pooled }) => ({ sources: sources.map(sourceOf), pooled })));
+  return { unfilled: crop.unfilled, movedOn: crop.movedOn };
 }
 
 type FoundCropOf = Extract<FromThread, { kind: "found" }>["crops"][number];

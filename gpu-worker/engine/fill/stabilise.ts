@@ -92,11 +92,13 @@ export function carryOver(
 
 /** Blends the fresh spatial fill with the old synthesised fill the previous output has there. */
 function easeIn(work: CropWork, aligned: ReturnType<typeof alignedSources>): void {
-  // Only the freshly inpainted pixels are looked up in the previous output.
+  // Only the freshly inpainted pixels are looked up in the previous output, in a copy of the crop's state.
   const earlier = {
     ...work,
     source: work.source.map((source) => (source === Source.spatial ? Source.none : Source.neighbours)),
     fill: work.fill.slice(),
+    groups: [],
+    group: new Uint16Array(work.group.length),
   };
   fillFromSources(earlier, aligned, Source.carriedFill);
   for (let i = 0; i < work.source.length; i += 1) {

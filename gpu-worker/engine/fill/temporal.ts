@@ -25,6 +25,11 @@ export interface FillSource {
   shift?: ShiftField;
   /** -1 for a frame before the centre, 1 after it, 0 where it is not known. */
   side: number;
+  /**
+   * Levels added to what the frame shows, per channel, to bring its light to the centre frame's: the
+   * median difference on the ring around the hole (lineUp), undefined until it is lined up.
+   */
+  light?: Float32Array;
 }
 
 /**
@@ -34,11 +39,12 @@ export interface FillSource {
  * twenty times a clip for the largest functions.
  */
 export function fillSource(
-  of: { frame: RgbFrame; textOnly?: Uint8Array; index?: number; side?: number },
+  of: { frame: RgbFrame; textOnly?: Uint8Array; index?: number; side?: number; light?: Float32Array },
   motion: Homography,
   distance: number,
   mask: Uint8Array | undefined,
   shift?: ShiftField,
+  light = of.light,
 ): FillSource {
   return {
     frame: of.frame,
@@ -49,6 +55,7 @@ export function fillSource(
     index: of.index,
     shift,
     side: of.side ?? 0,
+    light,
   };
 }
 
@@ -59,6 +66,12 @@ export function weightedSource(
   movedNear?: (cropPixel: number) => boolean,
 ): WeightedSource {
   return { source, weight, movedNear };
+}
+
+/** Sources combined in one step of the fill, as fillFromSources combined them. */
+export interface SourceGroup {
+  sources: WeightedSource[];
+  pooled: boolean;
 }
 
 export interface WeightedSource {
@@ -114,7 +127,7 @@ export function mayShowUnfilled(work: CropWork, fillSource: FillSource, unfilled
  * time) that show them: the weighted median when several at that distance do (the frames just
  * before and after); `pooled`: of every source given that shows it. Only the nearest two are
  * checked against each other (Combiner.disagree); a median of more frames outvotes what moved in one
- * of them.
+ * of them. The sources become one of the crop's groups, and the pixels they filled are marked as its.
  */
 export function fillFromSources(
   work: CropWork,
@@ -125,7 +138,9 @@ export function fillFromSources(
 ): void {
   if (sources.length === 0) return;
   const combine = new Combiner(sources, pooled);
-  const { rect, source, fill } = work;
+  const { rect, source, fill, group } = work;
+  work.groups.push({ sources, pooled });
+  const id = work.groups.length;
   const blocksAcross = (rect.width >> BLOCK_SHIFT) + 1;
   // Per block of the crop: 0 not looked at yet, 1 some source may show it, 2 none can.
   const blockState = new Uint8Array(blocksAcross * ((rect.height >> BLOCK_SHIFT) + 1));
@@ -142,7 +157,10 @@ export function fillFromSources(
     if (blockState[block] === 2) continue;
     const x = rect.x + column;
     const y = rect.y + row;
-    if (combine.landsClear(x, y) && combine.at(x, y, fill, i * 3, i)) source[i] = kind;
+    if (combine.landsClear(x, y) && combine.at(x, y, fill, i * 3, i)) {
+      source[i] = kind;
+      group[i] = id;
+    }
   }
 }
 
@@ -159,22 +177,39 @@ const MAX_SOURCE_DISAGREEMENT = 28;
  */
 const BLOCK_SHIFT = 3;
 
+/** What a group's sources show at a crop pixel, undefined where they show nothing there. */
+export type GroupShows = (group: number, cropPixel: number) => Float32Array | undefined;
+
 /**
- * What the same combination gives on the unmasked ring around the hole (NaN where nothing was seen),
- * so the seam blend can measure how far the borrowed pixels are from the frame's own at the edge.
+ * What each of the crop's groups shows at unmasked pixels beside the hole, combined as the group
+ * combined its pixels, worked out when first asked: the seam blend measures each borrowed pixel at
+ * the hole's edge against the frames it was borrowed from. Measured against whichever frames were
+ * nearest, a far frame that alone showed part of the hole (real-red-band's hook, filled 64 frames on
+ * from the top of a vignetted sky) kept its darker light against the frame.
  */
-export function estimateRing(work: CropWork, sources: WeightedSource[], ringWidth: number): Float32Array {
-  const { rect, outside } = work;
-  // Taken by the seam blend at once: a scratch plane (see scratch.ts).
-  const estimate = scratchPlane("ring estimate", outside.length * 3, Number.NaN);
-  const combine = new Combiner(sources);
-  for (let i = 0; i < outside.length; i += 1) {
-    const distance = outside[i] as number;
-    if (distance > 0 && distance <= ringWidth) {
-      combine.at(rect.x + (i % rect.width), rect.y + Math.floor(i / rect.width), estimate, i * 3);
+export function groupShows(work: CropWork): GroupShows {
+  const { rect, groups } = work;
+  const combiners = new Map<number, Combiner>();
+  const shown = new Map<number, Float32Array | null>();
+  return (group, cropPixel) => {
+    // A crop has far fewer than 2^16 groups (Uint16Array), and cropPixel * 2^16 stays exact.
+    const key = cropPixel * 0x10000 + group;
+    let value = shown.get(key);
+    if (value === undefined) {
+      let combine = combiners.get(group);
+      if (!combine) {
+        const { sources, pooled } = groups[group - 1] as SourceGroup;
+        combine = new Combiner(sources, pooled);
+        combiners.set(group, combine);
+      }
+      const colour = new Float32Array(3);
+      const x = rect.x + (cropPixel % rect.width);
+      const y = rect.y + Math.floor(cropPixel / rect.width);
+      value = combine.at(x, y, colour, 0) ? colour : null;
+      shown.set(key, value);
     }
-  }
-  return estimate;
+    return value ?? undefined;
+  };
 }
 
 /** Every this many pixels of the ring are compared: plenty for a median, a third of the work. */
@@ -244,12 +279,17 @@ function ringOf(work: CropWork, width: number): Ring {
  * ring does not condemn a well-aligned source). `shift`: one Lucas-Kanade step, the translation that,
  * added after the source's motion, best matches it in grey levels with the centre frame's gradients;
  * undefined when the ring has too little texture in some direction or the step would be implausible.
+ * `light`: per channel, the median of the centre frame less the source over the ring (FillSource.light).
  */
-function ringFit(ring: Ring, fillSource: FillSource): { error: number; shift?: { x: number; y: number } } {
+function ringFit(
+  ring: Ring,
+  fillSource: FillSource,
+): { error: number; shift?: { x: number; y: number }; light?: Float32Array } {
   const sample = new Float32Array(3);
   const point = { x: 0, y: 0 };
-  // Each ring pixel's error, as float32 (the median is taken of those).
+  // Each ring pixel's error, as float32 (the median is taken of those), and its differences per channel.
   const errors = scratchPlane("ring errors", ring.x.length);
+  const differences = [0, 1, 2].map((c) => scratchPlane(`ring differences ${c}`, ring.x.length));
   let count = 0;
   let xx = 0;
   let xy = 0;
@@ -265,6 +305,7 @@ function ringFit(ring: Ring, fillSource: FillSource): { error: number; shift?: {
       const difference = (ring.colour[k * 3 + c] as number) - (sample[c] as number);
       absolute += Math.abs(difference);
       signed += difference;
+      (differences[c] as Float32Array)[count] = difference;
     }
     errors[count++] = absolute / 3;
     const gx = ring.gradient[k * 2] as number;
@@ -279,11 +320,14 @@ function ringFit(ring: Ring, fillSource: FillSource): { error: number; shift?: {
   // A source that shows none of the ring cannot be checked, so it is not trusted.
   if (count === 0) return { error: Number.POSITIVE_INFINITY };
   const error = kthSmallest(errors, count, count >> 1);
+  const light = Float32Array.from(differences, (channel) => kthSmallest(channel, count, count >> 1));
   const determinant = xx * yy - xy * xy;
-  if (!(determinant > 1e-4 * (xx + yy) ** 2)) return { error };
+  if (!(determinant > 1e-4 * (xx + yy) ** 2)) return { error, light };
   const x = (yy * xe - xy * ye) / determinant;
   const y = (xx * ye - xy * xe) / determinant;
-  return Math.abs(x) <= MAX_SHIFT && Math.abs(y) <= MAX_SHIFT ? { error, shift: { x, y } } : { error };
+  return Math.abs(x) <= MAX_SHIFT && Math.abs(y) <= MAX_SHIFT
+    ? { error, shift: { x, y }, light }
+    : { error, light };
 }
 
 /** Lucas-Kanade steps at most: the second takes out most of what the first's linearisation left. */
@@ -295,11 +339,14 @@ const MAX_SHIFT = 2;
  * The source, with its motion corrected by the ring's own alignment where that lines it up better:
  * composed over many frames, the camera motion drifts by a fraction of a pixel, which shows as a
  * seam or a doubled texture in the fill. A source far off on the ring (another shot, a picture that
- * changed) is not worth the steps.
+ * changed) is not worth the steps. The source comes with its light measured on the ring
+ * (FillSource.light): a frame seconds away shows the same scene lit a little differently, or at
+ * another place in a vignetted picture (real-red-band's hook, filled 35 to 64 frames on under a
+ * turning camera, came out 8 levels darker than the sky around it, its letters a dark ghost).
  */
 function lineUp(ring: Ring, given: FillSource, maxError: number): { source: FillSource; error: number } {
   let fit = ringFit(ring, given);
-  let best = { source: given, error: fit.error };
+  let best = { source: given, error: fit.error, light: fit.light };
   for (let step = 0; step < LINE_UP_STEPS && fit.shift && best.error <= 2 * maxError; step += 1) {
     // The shift is added after the projection: T(shift)·motion.
     const shift = homography([1, 0, fit.shift.x, 0, 1, fit.shift.y, 0, 0, 1]);
@@ -311,9 +358,13 @@ function lineUp(ring: Ring, given: FillSource, maxError: number): { source: Fill
     );
     fit = ringFit(ring, shifted);
     if (!(fit.error < best.error)) break;
-    best = { source: shifted, error: fit.error };
+    best = { source: shifted, error: fit.error, light: fit.light };
   }
-  return best;
+  const { source } = best;
+  return {
+    source: fillSource(source, source.motion, source.distance, source.mask, source.shift, best.light),
+    error: best.error,
+  };
 }
 
 /**
@@ -402,6 +453,12 @@ class Combiner {
       projectShifted(source.motion, source.shift, x, y, this.point);
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
+      const { light } = source;
+      if (light) {
+        for (let channel = 0; channel < 3; channel += 1)
+          this.samples[count * 3 + channel] =
+            (this.samples[count * 3 + channel] as number) + (light[channel] as number);
+      }
       this.weights[count] = weight;
       nearest = source.distance;
       count += 1;

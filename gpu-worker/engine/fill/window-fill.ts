@@ -44,10 +44,8 @@ export interface WindowSearch {
   movedOnWanted: boolean;
 }
 
-/** What the search found for one crop (its `source` and `fill` hold the pixels). */
+/** What the search found for one crop (its `source`, `fill` and groups hold the pixels and where they came from). */
 export interface WindowFind {
-  /** The sources that lined up with the centre frame; the seam blend measures the fill's edge with them. */
-  aligned: WeightedSource[];
   /** Masked pixels no frame of the window showed. */
   unfilled: number;
   /** pictureMovedOn, when it was wanted and some pixel stayed unseen; false otherwise. */
@@ -70,25 +68,18 @@ async function searchCrop(work: CropWork, sourcesAt: SourcesAt, search: WindowSe
   const fromWindow = await fillFromWindow(work, sourcesAt, radius, maxError);
   // Under a see-through box, what the neighbours restored behind it comes next.
   const fromRestored = search.restored
-    ? await fillFromWindow(
-        work,
-        restoredSources(sourcesAt),
-        radius,
-        maxError,
-        fromWindow.unfilled,
-        RESTORED_DEPTH,
-      )
-    : { aligned: [], unfilled: fromWindow.unfilled };
-  const unfilled = fromRestored.unfilled.length;
+    ? await fillFromWindow(work, restoredSources(sourcesAt), radius, maxError, fromWindow, RESTORED_DEPTH)
+    : fromWindow;
+  const unfilled = fromRestored.length;
   const movedOn =
     search.movedOnWanted && unfilled > 0 && (await pictureMovedOn(work, sourcesAt, radius, maxError));
-  return { aligned: [...fromWindow.aligned, ...fromRestored.aligned], unfilled, movedOn };
+  return { unfilled, movedOn };
 }
 
 /**
  * Fills the crop from the window, nearest frames first (`depth` distances at a time); frames further
- * out are looked at only while some pixel is still unseen, and only for those pixels. Returns the
- * sources that lined up and the pixels none showed.
+ * out are looked at only while some pixel is still unseen, and only for those pixels. Each step's
+ * sources that lined up become a group of the crop (fillFromSources). Returns the pixels none showed.
  */
 export async function fillFromWindow(
   work: CropWork,
@@ -97,8 +88,7 @@ export async function fillFromWindow(
   maxError: number,
   unfilled: Uint32Array = work.maskedPixels,
   depth = 1,
-): Promise<{ aligned: WeightedSource[]; unfilled: Uint32Array }> {
-  const aligned: WeightedSource[] = [];
+): Promise<Uint32Array> {
   // Each side's latest nudges, which the next frame out on that side starts from (localShifts).
   const seeds = new Map<number, ShiftField>();
   // Whether a frame showed something beside the hole moving on its own: then a frame whose own text
@@ -128,9 +118,8 @@ export async function fillFromWindow(
       pending,
       pending === work.maskedPixels ? new Uint32Array(pending.length) : pending,
     );
-    aligned.push(...group);
   }
-  return { aligned, unfilled: pending };
+  return pending;
 }
 
 /**
