@@ -49,16 +49,8 @@ export function fuseSeams(work: CropWork, shows: GroupShows, maxOffset: number):
   let ringTerms = 0;
   for (let k = 0; k < count; k += 1) {
     const i = maskedPixels[k] as number;
-    const row = Math.floor(i / width);
-    const column = i - row * width;
-    const around = [
-      column > 0 ? i - 1 : -1,
-      column < width - 1 ? i + 1 : -1,
-      row > 0 ? i - width : -1,
-      row < height - 1 ? i + width : -1,
-    ];
     for (let d = 0; d < 4; d += 1) {
-      const j = around[d] as number;
+      const j = neighbourIn(i, d, width, height);
       if (j < 0) continue;
       if (masked[j]) {
         const seenHere = !isSynthesised(source[i] as number);
@@ -72,14 +64,14 @@ export function fuseSeams(work: CropWork, shows: GroupShows, maxOffset: number):
           groupSeams.push(k, j);
           // Each seam once (it is met from both sides), with the pixels behind it on either side.
           if ((group[i] as number) < (group[j] as number)) {
-            const after = ofGroup(pastNeighbour(j, d, width, height), j);
+            const after = ofGroup(neighbourIn(j, d, width, height), j);
             groupSteps.add(
               fill,
               group[i] as number,
               i,
               group[j] as number,
               j,
-              ofGroup(around[d ^ 1] as number, i),
+              ofGroup(neighbourIn(i, d ^ 1, width, height), i),
               after,
             );
           }
@@ -133,14 +125,14 @@ export function fuseSeams(work: CropWork, shows: GroupShows, maxOffset: number):
   }
 }
 
-/** The pixel beside crop pixel `j` in direction `d` (left, right, up, down), -1 past the crop's edge. */
-function pastNeighbour(j: number, d: number, width: number, height: number): number {
-  const column = j % width;
-  const row = (j - column) / width;
-  if (d === 0) return column > 0 ? j - 1 : -1;
-  if (d === 1) return column < width - 1 ? j + 1 : -1;
-  if (d === 2) return row > 0 ? j - width : -1;
-  return row < height - 1 ? j + width : -1;
+/** The pixel beside crop pixel `p` in direction `d` (left, right, up, down), -1 past the crop's edge. */
+function neighbourIn(p: number, d: number, width: number, height: number): number {
+  const column = p % width;
+  const row = (p - column) / width;
+  if (d === 0) return column > 0 ? p - 1 : -1;
+  if (d === 1) return column < width - 1 ? p + 1 : -1;
+  if (d === 2) return row > 0 ? p - width : -1;
+  return row < height - 1 ? p + width : -1;
 }
 
 const offsetScratch = new Float32Array(3);

@@ -1,3 +1,5 @@
+import { kthSmallest } from "./select";
+
 /**
  * The step in light between two of a crop's groups (CropWork.groups) where their pixels meet, for
  * the seam blend: per channel, the median over the seam of the fill's step from one group's pixel to
@@ -16,9 +18,9 @@ export class GroupSteps {
   private readonly medians = new Map<number, Float32Array>();
 
   /**
-   * Notes the seam from crop pixel `i` (of group `from`) to crop pixel `j` (of group `to`) beside it;
-   * `before`: the pixel on i's other side if it is of i's group, else -1; `after`: the pixel past j,
-   * if it is of j's group, else -1.
+   * Notes the seam from crop pixel `i` (of group `from`) to crop pixel `j` (of group `to`, a later
+   * group: each seam is noted once, from its lower group) beside it; `before`: the pixel on i's other
+   * side if it is of i's group, else -1; `after`: the pixel past j, if it is of j's group, else -1.
    */
   add(
     fill: Float32Array,
@@ -29,8 +31,7 @@ export class GroupSteps {
     before: number,
     after: number,
   ): void {
-    const key = from < to ? pairKey(from, to) : pairKey(to, from);
-    const sign = from < to ? 1 : -1;
+    const key = pairKey(from, to);
     let steps = this.steps.get(key);
     if (!steps) {
       steps = [];
@@ -42,7 +43,7 @@ export class GroupSteps {
       if (before >= 0) picture += (fill[i * 3 + c] as number) - (fill[before * 3 + c] as number);
       if (after >= 0) picture += (fill[after * 3 + c] as number) - (fill[j * 3 + c] as number);
       const step = (fill[j * 3 + c] as number) - (fill[i * 3 + c] as number);
-      steps.push(sign * (step - (sides > 0 ? picture / sides : 0)));
+      steps.push(step - (sides > 0 ? picture / sides : 0));
     }
   }
 
@@ -96,10 +97,9 @@ function lightStep(steps: number[]): Float32Array {
   return step;
 }
 
-/** The middle value (the upper of the two middle ones for an even count); sorts `values`. */
+/** The middle value (the upper of the two middle ones for an even count); reorders `values`. */
 function median(values: Float32Array): number {
-  values.sort();
-  return values[values.length >> 1] as number;
+  return kthSmallest(values, values.length, values.length >> 1);
 }
 
 /** One number per pair of groups: a crop has far fewer than 2^16 (CropWork.group is a Uint16Array). */
