@@ -106,6 +106,21 @@ describe("a caption's box told from the samples of its line together", () => {
     expect(sightedBox([faint(60), faint(61)])?.box.x0).toBe(58);
   });
 
+  it("takes no side whose sightings mostly lie elsewhere: the scene's edges beside a line without a box", () => {
+    // As on ho5-tree-hook's handle over leaves: its right side sighted on every sample, in one place
+    // on four of nine and in five other places on the rest.
+    const edge = (at: number, strength = 0.6) => ({ at, strength, boxBrighter: false });
+    const sample = (right: number) => ({
+      box: TEXT_BOX,
+      edges: { top: edge(50, 0.3), bottom: edge(100, 0.3), left: edge(60), right: edge(right) },
+    });
+    const scattered = [260, 260, 260, 260, 254, 305, 248, 294, 294].map(sample);
+    expect(sightedBox(scattered)).toBeUndefined();
+    // The same place on five of nine holds, as a box's edge over a busy picture does.
+    const mostly = [260, 260, 260, 260, 261, 305, 248, 294, 294].map(sample);
+    expect(sightedBox(mostly)?.box.x1).toBe(263);
+  });
+
   it("marks a see-through box whose sides no sample shows, at the padding its top and bottom give the text", () => {
     // A dark room under both ends of the box on every sample: its top and bottom step only over the
     // face between, and it has no side to find.
