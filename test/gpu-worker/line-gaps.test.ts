@@ -56,7 +56,11 @@ describe("a line the detector missed on some frames of a window", () => {
       { index: 40, frame, lines: own, motion: undefined },
     ];
     const found = await missedSightings(ocr, window, OPTIONS);
-    expect(found.map(({ index, line }) => [index, line.text])).toEqual([[40, "UP"]]);
+    // (Frame 54 is the same picture, so it shows the hook too, which frame 40 read: taken by its look.)
+    expect(found.map(({ index, line }) => [index, line.text])).toEqual([
+      [40, "UP"],
+      [54, "CITYGUIDE"],
+    ]);
     const { box } = found[0]?.line ?? seenElsewhere;
     expect(Math.abs(box.x - WORD.x)).toBeLessThanOrEqual(4);
     expect(Math.abs(box.x + box.width - (WORD.x + WORD.width))).toBeLessThanOrEqual(4);
@@ -70,5 +74,38 @@ describe("a line the detector missed on some frames of a window", () => {
       { index: 60, frame: blank, lines: [], motion: undefined },
     ];
     expect(await missedSightings(ocr, window, OPTIONS)).toEqual([]);
+  }, 60_000);
+
+  /** A frame of grey noise, the same for the same seed: texture with no letters for the detector. */
+  const noise = (seed: number): RgbFrame => {
+    const data = new Uint8Array(304 * 540 * 3);
+    let state = seed;
+    for (let i = 0; i < data.length; i += 3) {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      data.fill(60 + Math.floor((state / 2147483648) * 120), i, i + 3);
+    }
+    return { width: 304, height: 540, data };
+  };
+
+  it("takes a frame that looks in the line's place as the frame showing it does, though the detector finds nothing there", async () => {
+    // The detector "read" the line on frame 10 (as a faint handle is caught on a few frames): frame
+    // 11 shows the same picture there, frame 12 another.
+    const window: WindowFrame[] = [
+      { index: 10, frame: noise(1), lines: [seenElsewhere], motion: undefined },
+      { index: 11, frame: noise(1), lines: [], motion: undefined },
+      { index: 12, frame: noise(2), lines: [], motion: undefined },
+    ];
+    const found = await missedSightings(ocr, window, OPTIONS);
+    expect(found.map(({ index, line }) => [index, line.text])).toEqual([[11, "UP"]]);
+  }, 60_000);
+
+  it("walks back into the frames of the window searched before, for a line this window found first", async () => {
+    const earlier: WindowFrame[] = [
+      { index: 0, frame: noise(3), lines: [], motion: undefined },
+      { index: 5, frame: noise(1), lines: [], motion: undefined },
+    ];
+    const window: WindowFrame[] = [{ index: 10, frame: noise(1), lines: [seenElsewhere], motion: undefined }];
+    const found = await missedSightings(ocr, window, OPTIONS, earlier);
+    expect(found.map(({ index }) => index)).toEqual([5]);
   }, 60_000);
 });

@@ -43,8 +43,8 @@ export interface WindowSearchOptions {
  * The reading pass's frames in order, in windows of a few seconds. Once a window closes, what its
  * frames missed is looked for with the whole window at hand: the lines some frames showed, on the
  * frames that did not show them (`line-gaps`; overlays stay through cuts), and lines fixed to the
- * screen on the mean of its frames within a shot (`screen-fixed`). Memory: a window of analysis
- * frames (12 of 0.7 MB at 640x360).
+ * screen on the mean of its frames within a shot (`screen-fixed`). Memory: two windows of analysis
+ * frames (12 of 0.7 MB at 640x360 each), the one read and the last one searched.
  */
 export class ReadWindows {
   private window: WindowFrame[] = [];
@@ -52,6 +52,12 @@ export class ReadWindows {
   private closed: WindowFrame[][] = [];
   /** The places of lines found fixed to the screen so far, looked for on every window after. */
   private fixedPlaces: FixedPlace[] = [];
+  /**
+   * The last window searched: a line that a window's frames show only from its middle on (a
+   * see-through handle the detector catches late) is looked for on that window's frames before this
+   * one too, which were searched before the line was known.
+   */
+  private lastSearched: WindowFrame[] = [];
 
   constructor(
     private readonly ocr: OcrEngine,
@@ -71,7 +77,10 @@ export class ReadWindows {
   async search(): Promise<FoundLine[]> {
     const found: FoundLine[] = [];
     for (const window of this.closed.splice(0)) {
-      found.push(...(await missedSightings(this.ocr, window, this.options)));
+      const first = window[0]?.index ?? 0;
+      const earlier = this.lastSearched.filter(({ index }) => index < first);
+      found.push(...(await missedSightings(this.ocr, window, this.options, earlier)));
+      this.lastSearched = window;
       const fixed = await screenFixedLines(this.ocr, window, this.options, this.fixedPlaces);
       found.push(...fixed.found);
       this.fixedPlaces = fixed.places;
