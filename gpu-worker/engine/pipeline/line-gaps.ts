@@ -53,11 +53,11 @@ export async function missedSightings(
   earlier: WindowFrame[] = [],
 ): Promise<FoundLine[]> {
   const places = placesOf(window, earlier);
-  window = [...earlier, ...window];
+  const frames = [...earlier, ...window];
   const found: FoundLine[] = [];
   const greys = new Map<number, Float32Array>();
   const greyAt = (at: number) => {
-    const grey = greys.get(at) ?? greyOf((window[at] as WindowFrame).frame);
+    const grey = greys.get(at) ?? greyOf((frames[at] as WindowFrame).frame);
     greys.set(at, grey);
     return grey;
   };
@@ -66,11 +66,11 @@ export async function missedSightings(
     if (searches.length === 0) return found;
     const sightings = await lookFor(
       ocr,
-      searches.map(({ place, at }) => ({ box: place.box, frame: window[at] as WindowFrame })),
+      searches.map(({ place, at }) => ({ box: place.box, frame: frames[at] as WindowFrame })),
       options,
     );
     searches.forEach(({ place, at }, k) => {
-      const sighting = sightings[k] ?? lookingAlike(window, place, at, greyAt);
+      const sighting = sightings[k] ?? lookingAlike(frames, place, at, greyAt);
       place.seen[at] = sighting ? "found" : "none";
       place.lines[at] = sighting?.line;
       if (sighting) found.push(sighting);
@@ -83,7 +83,7 @@ export async function missedSightings(
  * with the line of the sighted frame next to it; null otherwise.
  */
 function lookingAlike(
-  window: WindowFrame[],
+  frames: WindowFrame[],
   place: Place,
   at: number,
   greyAt: (at: number) => Float32Array,
@@ -96,7 +96,7 @@ function lookingAlike(
   const next = [at - 1, at + 1].find((k) => place.lines[k] !== undefined);
   const line = next === undefined ? undefined : place.lines[next];
   if (!line || nearest === at) return null;
-  const { frame, index } = window[at] as WindowFrame;
+  const { frame, index } = frames[at] as WindowFrame;
   const agreement = gradientAgreement(greyAt(at), greyAt(nearest), frame.width, place.box);
   return agreement >= SAME_LOOK ? { index, frame, line } : null;
 }
