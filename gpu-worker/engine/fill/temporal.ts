@@ -177,7 +177,7 @@ const MAX_SOURCE_DISAGREEMENT = 28;
  */
 const BLOCK_SHIFT = 3;
 
-/** What a group's sources show at a crop pixel, undefined where they show nothing there. */
+/** What a group's sources show at a crop pixel (read before the next call), undefined where they show nothing there. */
 export type GroupShows = (group: number, cropPixel: number) => Float32Array | undefined;
 
 /**
@@ -190,25 +190,38 @@ export type GroupShows = (group: number, cropPixel: number) => Float32Array | un
 export function groupShows(work: CropWork): GroupShows {
   const { rect, groups } = work;
   const combiners = new Map<number, Combiner>();
-  const shown = new Map<number, Float32Array | null>();
+  // Per (pixel, group) asked: where its colour lies in `colours`, or -1 where the group shows nothing.
+  // Asked once or more for each ring pixel beside a borrowed one, every frame: one growing plane, not
+  // a small array per answer.
+  const shown = new Map<number, number>();
+  let colours = new Float32Array(3 * 256);
+  let stored = 0;
+  const answer = new Float32Array(3);
   return (group, cropPixel) => {
     // A crop has far fewer than 2^16 groups (Uint16Array), and cropPixel * 2^16 stays exact.
     const key = cropPixel * 0x10000 + group;
-    let value = shown.get(key);
-    if (value === undefined) {
+    let at = shown.get(key);
+    if (at === undefined) {
       let combine = combiners.get(group);
       if (!combine) {
         const { sources, pooled } = groups[group - 1] as SourceGroup;
         combine = new Combiner(sources, pooled);
         combiners.set(group, combine);
       }
-      const colour = new Float32Array(3);
+      if (stored + 3 > colours.length) {
+        const grown = new Float32Array(colours.length * 2);
+        grown.set(colours);
+        colours = grown;
+      }
       const x = rect.x + (cropPixel % rect.width);
       const y = rect.y + Math.floor(cropPixel / rect.width);
-      value = combine.at(x, y, colour, 0) ? colour : null;
-      shown.set(key, value);
+      at = combine.at(x, y, colours, stored) ? stored : -1;
+      if (at >= 0) stored += 3;
+      shown.set(key, at);
     }
-    return value ?? undefined;
+    if (at < 0) return undefined;
+    for (let c = 0; c < 3; c += 1) answer[c] = colours[at + c] as number;
+    return answer;
   };
 }
 
