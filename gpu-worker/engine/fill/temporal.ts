@@ -292,17 +292,17 @@ function ringOf(work: CropWork, width: number): Ring {
  * ring does not condemn a well-aligned source). `shift`: one Lucas-Kanade step, the translation that,
  * added after the source's motion, best matches it in grey levels with the centre frame's gradients;
  * undefined when the ring has too little texture in some direction or the step would be implausible.
- * `light`: per channel, the median of the centre frame less the source over the ring (FillSource.light).
+ * `count`: the ring pixels the source showed, whose differences ringLight reads for a fit kept.
  */
 function ringFit(
   ring: Ring,
   fillSource: FillSource,
-): { error: number; shift?: { x: number; y: number }; light?: Float32Array } {
+): { error: number; shift?: { x: number; y: number }; count: number } {
   const sample = new Float32Array(3);
   const point = { x: 0, y: 0 };
   // Each ring pixel's error, as float32 (the median is taken of those), and its differences per channel.
   const errors = scratchPlane("ring errors", ring.x.length);
-  const differences = [0, 1, 2].map((c) => scratchPlane(`ring differences ${c}`, ring.x.length));
+  const differences = ringDifferences(ring.x.length);
   let count = 0;
   let xx = 0;
   let xy = 0;
@@ -331,16 +331,32 @@ function ringFit(
     ye += (gy * signed) / 3;
   }
   // A source that shows none of the ring cannot be checked, so it is not trusted.
-  if (count === 0) return { error: Number.POSITIVE_INFINITY };
+  if (count === 0) return { error: Number.POSITIVE_INFINITY, count };
   const error = kthSmallest(errors, count, count >> 1);
-  const light = Float32Array.from(differences, (channel) => kthSmallest(channel, count, count >> 1));
   const determinant = xx * yy - xy * xy;
-  if (!(determinant > 1e-4 * (xx + yy) ** 2)) return { error, light };
+  if (!(determinant > 1e-4 * (xx + yy) ** 2)) return { error, count };
   const x = (yy * xe - xy * ye) / determinant;
   const y = (xx * ye - xy * xe) / determinant;
   return Math.abs(x) <= MAX_SHIFT && Math.abs(y) <= MAX_SHIFT
-    ? { error, shift: { x, y }, light }
-    : { error, light };
+    ? { error, shift: { x, y }, count }
+    : { error, count };
+}
+
+/** The per-channel differences (centre less source) of the last ringFit's ring pixels: scratch planes. */
+function ringDifferences(length: number): Float32Array[] {
+  return [0, 1, 2].map((c) => scratchPlane(`ring differences ${c}`, length));
+}
+
+/**
+ * The light of the source the last ringFit measured (FillSource.light): per channel, the median of
+ * its `count` differences; undefined where it saw none of the ring. Taken only for a fit that is
+ * kept, before the next ringFit writes over its differences.
+ */
+function ringLight(ring: Ring, count: number): Float32Array | undefined {
+  if (count === 0) return undefined;
+  return Float32Array.from(ringDifferences(ring.x.length), (channel) =>
+    kthSmallest(channel, count, count >> 1),
+  );
 }
 
 /** Lucas-Kanade steps at most: the second takes out most of what the first's linearisation left. */
@@ -359,7 +375,7 @@ const MAX_SHIFT = 2;
  */
 function lineUp(ring: Ring, given: FillSource, maxError: number): { source: FillSource; error: number } {
   let fit = ringFit(ring, given);
-  let best = { source: given, error: fit.error, light: fit.light };
+  let best = { source: given, error: fit.error, light: ringLight(ring, fit.count) };
   for (let step = 0; step < LINE_UP_STEPS && fit.shift && best.error <= 2 * maxError; step += 1) {
     // The shift is added after the projection: T(shift)·motion.
     const shift = homography([1, 0, fit.shift.x, 0, 1, fit.shift.y, 0, 0, 1]);
@@ -371,7 +387,7 @@ function lineUp(ring: Ring, given: FillSource, maxError: number): { source: Fill
     );
     fit = ringFit(ring, shifted);
     if (!(fit.error < best.error)) break;
-    best = { source: shifted, error: fit.error, light: fit.light };
+    best = { source: shifted, error: fit.error, light: ringLight(ring, fit.count) };
   }
   const { source } = best;
   return {
