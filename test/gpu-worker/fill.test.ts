@@ -872,7 +872,8 @@ describe("a subject moving beside the hole", () => {
     const rect = { x: 0, y: 24, width, height: 48 };
     const work = await cropWork(scene(0), mask, rect);
     const neighbour = fillSource({ frame: scene(10) }, IDENTITY, 1, undefined);
-    const movedNear = movingNearHole(work, neighbour) ?? (() => false);
+    const changeNear = movingNearHole(work, neighbour) ?? (() => 0);
+    const movedNear = (cropPixel: number) => changeNear(cropPixel) > 1;
     // Where on each row of the hole the neighbour is first left out: judged in 16-pixel squares it
     // was the same column on every row of a square; along the edge it follows the slant.
     const firstLeftOut = new Set<number>();
@@ -889,6 +890,53 @@ describe("a subject moving beside the hole", () => {
     const at = (x: number, y: number) => movedNear((y - rect.y) * rect.width + (x - rect.x));
     expect(at(140, 48)).toBe(true);
     expect(at(24, 48)).toBe(false);
+  });
+});
+
+describe("a subject walking away under a caption held over a still shot", () => {
+  it("does not carry the subject on where it stood when the caption came on", async () => {
+    const width = 192;
+    const height = 112;
+    const hole: Box = [24, 48, 144, 16];
+    const noise = (x: number, y: number) => (((x * 73856093) ^ (y * 19349663)) >>> 0) % 24;
+    // A still green lawn, and a dark subject taller than the caption walking away from the camera:
+    // it narrows by 1.6 px a frame about its middle.
+    const middle = 96;
+    const halfWidth = (k: number) => 22 - 0.8 * k;
+    const scene = (k: number): RgbFrame => {
+      const data = new Uint8Array(width * height * 3);
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const onSubject = Math.abs(x + 0.5 - middle) < halfWidth(k) && y >= 24 && y < 88;
+          const n = noise(x, y);
+          data.set(onSubject ? [20 + n / 4, 20, 24] : [60 + n, 130 + n, 50], (y * width + x) * 3);
+        }
+      }
+      return { width, height, data };
+    };
+    const appears = 4;
+    const last = 22;
+    const mask = maskOf(width, height, [hole]);
+    const empty = new Uint8Array(width * height);
+    const clean = Array.from({ length: last + 1 }, (_, k) => scene(k));
+    const window = clean.map((frame, k) => (k < appears ? { frame, mask: empty } : withText(frame, mask)));
+    const results = await fillSequence(window, appears, last, 20);
+    const output = (results.at(-1) as FillResult).frame;
+    // Where the subject stood when the caption came on, and has since left: lawn (or what a spatial
+    // fill makes of the lawn around), not the subject's near-black.
+    let dark = 0;
+    let pixels = 0;
+    for (let y = hole[1]; y < hole[1] + hole[3]; y += 1) {
+      for (let x = 0; x < width; x += 1) {
+        const distance = Math.abs(x + 0.5 - middle);
+        if (distance < halfWidth(last) + 4 || distance > halfWidth(appears) - 2) continue;
+        if ((output.data[(y * width + x) * 3 + 1] as number) < 70) dark += 1;
+        pixels += 1;
+      }
+    }
+    console.info(`subject walked away: ${dark} of ${pixels} pixels of its old place still dark`);
+    expect(dark / pixels).toBeLessThan(0.1);
+    expectOnlyMaskedChanged(window[last]?.frame as RgbFrame, output, mask);
   });
 });
 

@@ -53,6 +53,7 @@ function driftedBand(drift: number): {
     // One group: the whole band was borrowed from the same frames.
     groups: [],
     group: Uint16Array.from(source, (kind) => (kind === Source.neighbours ? 1 : 0)),
+    movedSince: new Uint8Array(width * height),
   };
   const ring: GroupShows = (_, j) =>
     Number.isNaN(shown[j * 3]) ? undefined : shown.subarray(j * 3, j * 3 + 3);
@@ -140,6 +141,7 @@ describe("seam blend on a wide hole", () => {
       fill,
       groups: [],
       group,
+      movedSince: new Uint8Array(width * height),
     };
     // The near frames show the ring as the frame has it; the far one shows none of it.
     const shows: GroupShows = (g, j) =>

@@ -43,6 +43,12 @@ export interface CropWork {
    */
   groups: SourceGroup[];
   group: Uint16Array;
+  /**
+   * 1 where some frame of the window showed the pixel but was passed over because the picture beside
+   * the hole had moved near it since (WeightedSource.movedNear): what any earlier frame showed there,
+   * the previous output's fill included, is out of date.
+   */
+  movedSince: Uint8Array;
 }
 
 export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRect): Promise<CropWork> {
@@ -70,6 +76,7 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRec
     fill: new Float32Array(size * 3),
     groups: [],
     group: new Uint16Array(size),
+    movedSince: new Uint8Array(size),
   };
 }
 

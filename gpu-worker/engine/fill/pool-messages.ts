@@ -69,6 +69,7 @@ export interface FoundCrop {
   /** The crop's groups (CropWork.groups), their sources by frame, and each pixel's group. */
   groups: Array<{ sources: SharedAligned[]; pooled: boolean }>;
   group: Uint16Array;
+  movedSince: Uint8Array;
   unfilled: number;
   movedOn: boolean;
 }

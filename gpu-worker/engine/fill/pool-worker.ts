@@ -74,6 +74,7 @@ async function search(message: SearchMessage): Promise<void> {
       fill: new Float32Array(size * 3),
       groups: [],
       group: new Uint16Array(size),
+      movedSince: new Uint8Array(size),
     };
   });
   const steps = new Map(message.steps);
@@ -99,12 +100,14 @@ async function search(message: SearchMessage): Promise<void> {
         pooled,
       })),
       group: work.group,
+      movedSince: work.movedSince,
       unfilled: find.unfilled,
       movedOn: find.movedOn,
     };
   });
   const transfer = crops.flatMap(
-    (crop) => [crop.source.buffer, crop.fill.buffer, crop.group.buffer] as ArrayBuffer[],
+    (crop) =>
+      [crop.source.buffer, crop.fill.buffer, crop.group.buffer, crop.movedSince.buffer] as ArrayBuffer[],
   );
   post({ kind: "found", id: message.id, crops }, transfer);
 }

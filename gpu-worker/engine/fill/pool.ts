@@ -266,6 +266,7 @@ function foundInWindow(task: SearchTask, k: number, crop: FoundCropOf): WindowFi
   work.source.set(crop.source);
   work.fill.set(crop.fill);
   work.group.set(crop.group);
+  work.movedSince.set(crop.movedSince);
   const byIndex = new Map(task.window.map((frame) => [frame.index, frame]));
   const sourceOf = ({ index, restored, motion, distance, weight, shift, light }: SharedAligned) => {
     const frame = byIndex.get(index) as IndexedFrame;

@@ -2,6 +2,7 @@ import { type CropWork, Source } from "./crop";
 import { projectShifted, type ShiftField } from "./local-shift";
 import { compose } from "./motion-chain";
 import { framePixel } from "./regions";
+import { OUT_OF_DATE } from "./ring-change";
 import { isStatic, meanGrey, nearestIsClear, project, sampleBicubic } from "./sample";
 import { scratchPlane } from "./scratch";
 import { kthSmallest } from "./select";
@@ -63,9 +64,9 @@ export function fillSource(
 export function weightedSource(
   source: FillSource,
   weight: number,
-  movedNear?: (cropPixel: number) => boolean,
+  changeNear?: (cropPixel: number) => number,
 ): WeightedSource {
-  return { source, weight, movedNear };
+  return { source, weight, changeNear };
 }
 
 /** Sources combined in one step of the fill, as fillFromSources combined them. */
@@ -78,10 +79,11 @@ export interface WeightedSource {
   source: FillSource;
   weight: number;
   /**
-   * Whether the picture around the hole near a crop pixel differs in this source beyond the camera's
-   * motion (something moved there on its own): the source is not used for that pixel.
+   * How far the picture around the hole near a crop pixel differs in this source beyond the camera's
+   * motion, as a multiple of the threshold (movingNearHole): over 1, something moved there on its
+   * own and the source is not used for that pixel.
    */
-  movedNear?: (cropPixel: number) => boolean;
+  changeNear?: (cropPixel: number) => number;
 }
 
 /**
@@ -137,7 +139,7 @@ export function fillFromSources(
   pooled = false,
 ): void {
   if (sources.length === 0) return;
-  const combine = new Combiner(sources, pooled);
+  const combine = new Combiner(sources, pooled, work.movedSince);
   const { rect, source, fill, group } = work;
   work.groups.push({ sources, pooled });
   const id = work.groups.length;
@@ -409,9 +411,12 @@ class Combiner {
   private readonly point = { x: 0, y: 0 };
   private tiles?: Array<FullTiles | undefined>;
   private readonly pooled: boolean;
+  /** Where a source that shows a crop pixel is passed over for a change far beyond the threshold near it. */
+  private readonly movedSince?: Uint8Array;
 
-  constructor(sources: WeightedSource[], pooled = false) {
+  constructor(sources: WeightedSource[], pooled = false, movedSince?: Uint8Array) {
     this.pooled = pooled;
+    this.movedSince = movedSince;
     this.sources = [...sources].sort((a, b) => a.source.distance - b.source.distance);
     this.samples = new Float32Array(sources.length * 3);
     this.weights = new Float32Array(sources.length);
@@ -476,9 +481,13 @@ class Combiner {
   at(x: number, y: number, out: Float32Array, at: number, cropPixel?: number): boolean {
     let count = 0;
     let nearest = Number.POSITIVE_INFINITY;
-    for (const { source, weight, movedNear } of this.sources) {
+    for (const { source, weight, changeNear } of this.sources) {
       if (!this.pooled && source.distance > nearest) break;
-      if (cropPixel !== undefined && movedNear?.(cropPixel)) continue;
+      const change = cropPixel === undefined || !changeNear ? 0 : changeNear(cropPixel);
+      if (change > 1) {
+        if (change > OUT_OF_DATE) this.markOutOfDate(source, x, y, cropPixel as number);
+        continue;
+      }
       projectShifted(source.motion, source.shift, x, y, this.point);
       if (!sampleBicubic(source.frame, source.mask, this.point.x, this.point.y, this.samples, count * 3))
         continue;
@@ -495,6 +504,13 @@ class Combiner {
     if (count === 0 || (!this.pooled && this.disagree(count))) return false;
     for (let channel = 0; channel < 3; channel += 1) out[at + channel] = this.median(channel, count);
     return true;
+  }
+
+  /** Marks a crop pixel out of date (CropWork.movedSince) where the source passed over shows it. */
+  private markOutOfDate(source: FillSource, x: number, y: number, cropPixel: number): void {
+    if (!this.movedSince) return;
+    projectShifted(source.motion, source.shift, x, y, this.point);
+    if (nearestIsClear(source.frame, source.mask, this.point.x, this.point.y)) this.movedSince[cropPixel] = 1;
   }
 
   /**

@@ -108,7 +108,7 @@ export async function fillFromWindow(
       ({ source, weight }) => withLocalMotion(work, source, weight, seeds),
     );
     subjectMoves ||= group.some(
-      ({ source, movedNear }) => source.shift !== undefined || movedNear !== undefined,
+      ({ source, changeNear }) => source.shift !== undefined || changeNear !== undefined,
     );
     if (group.length === 0) continue;
     fillFromSources(work, group, Source.neighbours, pending, depth > 1);
