@@ -138,3 +138,45 @@ export function sumAround(
   }
   return into;
 }
+
+/**
+ * Gives each block not `known` the mean of its known neighbours (of eight), ring after ring inwards
+ * from the known ones, in place; blocks that no known block reaches keep their value. A block deep
+ * in a wide hole has no ring pixel in its neighbourhood, and what lies there is most like the nearest
+ * measured picture, not the mean of the whole ring.
+ */
+export function spreadInward(
+  values: Float32Array,
+  known: Uint8Array,
+  grid: { across: number; down: number },
+): void {
+  const { across, down } = grid;
+  let frontier: number[] = [];
+  for (let b = 0; b < known.length; b += 1) if (!known[b]) frontier.push(b);
+  while (frontier.length > 0) {
+    const reached: Array<{ block: number; value: number }> = [];
+    const still: number[] = [];
+    for (const b of frontier) {
+      const bx = b % across;
+      const by = (b - bx) / across;
+      let sum = 0;
+      let count = 0;
+      for (let ny = Math.max(0, by - 1); ny <= Math.min(down - 1, by + 1); ny += 1) {
+        for (let nx = Math.max(0, bx - 1); nx <= Math.min(across - 1, bx + 1); nx += 1) {
+          const n = ny * across + nx;
+          if (!known[n]) continue;
+          sum += values[n] as number;
+          count += 1;
+        }
+      }
+      if (count > 0) reached.push({ block: b, value: sum / count });
+      else still.push(b);
+    }
+    if (reached.length === 0) return;
+    for (const { block, value } of reached) {
+      values[block] = value;
+      known[block] = 1;
+    }
+    frontier = still;
+  }
+}

@@ -1,7 +1,15 @@
-import { BLOCK_SHIFT, blockAxes, blockGrid, blockWeights, readBlocks, sumAround } from "./block-grid";
+import {
+  BLOCK_SHIFT,
+  blockAxes,
+  blockGrid,
+  blockWeights,
+  readBlocks,
+  spreadInward,
+  sumAround,
+} from "./block-grid";
 import type { CropWork } from "./crop";
 import { projectShifted } from "./local-shift";
-import { sampleBilinear } from "./sample";
+import { isStatic, sampleBilinear } from "./sample";
 import { scratchPlane } from "./scratch";
 import { kthSmallest } from "./select";
 import type { FillSource } from "./temporal";
@@ -103,16 +111,22 @@ export function movingNearHole(
     MOVING_CHANGE,
     MOVING_OVER_TYPICAL * kthSmallest(changes, sampled, sampled >> 1),
   );
-  // Each block's change over its 3x3 neighbourhood, read at the block's centre.
+  // Each block's change over its 3x3 neighbourhood, read at the block's centre; under a still camera
+  // a block with no ring pixel there (deep in a two-line caption or a band) takes its nearest measured
+  // blocks' (see spreadInward).
+  const measured = new Uint8Array(across * down);
   const nearChange = new Float32Array(across * down);
   const around = new Float64Array(2);
   for (let by = 0; by < down; by += 1) {
     for (let bx = 0; bx < across; bx += 1) {
       sumAround(sums, 2, grid, bx, by, around);
       const count = around[1] as number;
-      nearChange[by * across + bx] = count > 0 ? (around[0] as number) / count : mean;
+      const block = by * across + bx;
+      nearChange[block] = count > 0 ? (around[0] as number) / count : mean;
+      measured[block] = count > 0 ? 1 : 0;
     }
   }
+  if (isStatic(motion, rect)) spreadInward(nearChange, measured, grid);
   if (!nearChange.some((change) => change > threshold)) return undefined;
   // Judged per pixel on the change interpolated between block centres: a verdict per block drew its
   // squares into the fill, where a source taken in one block and left in the next met.
