@@ -44,9 +44,10 @@ export interface CropWork {
   groups: SourceGroup[];
   group: Uint16Array;
   /**
-   * 1 where some frame of the window showed the pixel but was passed over because the picture beside
-   * the hole had moved near it since (WeightedSource.movedNear): what any earlier frame showed there,
-   * the previous output's fill included, is out of date.
+   * 1 where some frame of the search showed the pixel but was passed over because the picture beside
+   * the hole had changed near it far beyond the moving threshold since (OUT_OF_DATE in ring-change.ts,
+   * WeightedSource.changeNear): what any earlier frame showed there, the previous output's fill
+   * included, is out of date.
    */
   movedSince: Uint8Array;
 }

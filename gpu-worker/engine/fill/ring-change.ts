@@ -62,13 +62,15 @@ function ringPixels(work: CropWork): Uint32Array {
  * its own text is not looked at) beyond what the camera's motion explains: a subject moving or
  * turning next to the text. What that frame shows inside the hole is then out of date there,
  * however well the ring lines up as a whole. The change is measured per block of the crop, from the
- * ring pixels in the block and its eight neighbours (a block with none there takes the whole ring's),
- * and judged per pixel on those measures interpolated between the blocks' centres: the answer is
- * the change near a crop pixel as a multiple of the threshold above which the picture there moves
- * (over 1: moving; see OUT_OF_DATE for what more means). Undefined when nothing moves. The ring is
- * sampled bilinearly: a block's mean change over hundreds of pixels is decided as well as with the fill's bicubic taps (real clips within 0.08 dB inside the masks, the
- * synthetic within 0.04) at a quarter of the taps, and this check ran once or twice on every source
- * of every window (on real-city it took 8.1 of the fill's 21.3 CPU-s, 3.8 after).
+ * ring pixels in the block and its eight neighbours (a block with none there takes the whole ring's,
+ * or under a still camera its nearest measured blocks'), and judged per pixel on those measures
+ * interpolated between the blocks' centres: the answer is the change near a crop pixel as a multiple
+ * of the threshold above which the picture there moves (over 1: moving; see OUT_OF_DATE for what
+ * more means). Undefined when nothing moves. The ring is sampled bilinearly: a block's mean change
+ * over hundreds of pixels is decided as well as with the fill's bicubic taps (real clips within 0.08
+ * dB inside the masks, the synthetic within 0.04) at a quarter of the taps, and this check ran once
+ * or twice on every source of every window (on real-city it took 8.1 of the fill's 21.3 CPU-s, 3.8
+ * after).
  */
 export function movingNearHole(
   work: CropWork,
