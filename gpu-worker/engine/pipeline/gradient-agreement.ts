@@ -7,25 +7,54 @@ import type { RgbFrame } from "../ocr/ocr";
  * from one showing the picture alone, without the detector (screen-fixed.ts, line-gaps.ts).
  */
 
-/** The frame's grey (the mean of its channels), as the fill reads it. */
-export function greyOf({ width, height, data }: RgbFrame): Float32Array {
-  const grey = new Float32Array(width * height);
-  for (let p = 0; p < grey.length; p++) grey[p] = meanGrey(data, p);
-  return grey;
+/**
+ * A frame's grey (the mean of its channels, as the fill reads it) inside a box and a pixel around
+ * it, within the frame: the gradients inside the box need no more. A line's box is a few thousand
+ * of an analysis frame's 230,000 pixels.
+ */
+export interface GreyPatch {
+  /** The box the gradients are compared in, one pixel in from the frame's edge. */
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  /** The patch's columns and rows in the frame ([left, left + width) × [top, …)), and its grey. */
+  left: number;
+  top: number;
+  width: number;
+  grey: Float32Array;
 }
 
-/** Correlation of two grey pictures' gradient magnitudes inside `box` (pixels one in from the edge). */
-export function gradientAgreement(a: Float32Array, b: Float32Array, width: number, box: SizedRect): number {
-  const height = a.length / width;
+export function greyPatch({ width, height, data }: RgbFrame, box: SizedRect): GreyPatch {
+  const x0 = Math.max(1, Math.floor(box.x));
+  const y0 = Math.max(1, Math.floor(box.y));
+  const x1 = Math.min(width - 1, Math.ceil(box.x + box.width));
+  const y1 = Math.min(height - 1, Math.ceil(box.y + box.height));
+  const left = x0 - 1;
+  const top = y0 - 1;
+  const patchWidth = Math.max(0, x1 + 1 - left);
+  const rows = Math.max(0, y1 + 1 - top);
+  const grey = new Float32Array(patchWidth * rows);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < patchWidth; x++)
+      grey[y * patchWidth + x] = meanGrey(data, (top + y) * width + left + x);
+  }
+  return { x0, y0, x1, y1, left, top, width: patchWidth, grey };
+}
+
+/** Correlation of two patches' gradient magnitudes inside their box (the same box in both). */
+export function gradientAgreement(a: GreyPatch, b: GreyPatch): number {
+  const { x0, y0, x1, y1, left, top, width } = a;
   const magnitude = (grey: Float32Array, p: number) =>
     Math.hypot(
       (grey[p + 1] as number) - (grey[p - 1] as number),
       (grey[p + width] as number) - (grey[p - width] as number),
     );
   const pairs: Array<[number, number]> = [];
-  for (let y = Math.max(1, Math.floor(box.y)); y < Math.min(height - 1, Math.ceil(box.y + box.height)); y++) {
-    for (let x = Math.max(1, Math.floor(box.x)); x < Math.min(width - 1, Math.ceil(box.x + box.width)); x++) {
-      pairs.push([magnitude(a, y * width + x), magnitude(b, y * width + x)]);
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const p = (y - top) * width + (x - left);
+      pairs.push([magnitude(a.grey, p), magnitude(b.grey, p)]);
     }
   }
   return correlation(pairs);

@@ -1,7 +1,7 @@
 import { intersection, overlaps, type SizedRect } from "../geometry";
 import type { OcrEngine, TextLine } from "../ocr/ocr";
 import { enlarged, shrunk } from "./corner-search";
-import { gradientAgreement, greyOf } from "./gradient-agreement";
+import { gradientAgreement, greyPatch } from "./gradient-agreement";
 import type { FoundLine, WindowFrame, WindowSearchOptions } from "./read-windows";
 import { iou, SAME_PLACE_IOU } from "./tracks";
 
@@ -55,12 +55,6 @@ export async function missedSightings(
   const places = placesOf(window, earlier);
   const frames = [...earlier, ...window];
   const found: FoundLine[] = [];
-  const greys = new Map<number, Float32Array>();
-  const greyAt = (at: number) => {
-    const grey = greys.get(at) ?? greyOf((frames[at] as WindowFrame).frame);
-    greys.set(at, grey);
-    return grey;
-  };
   for (;;) {
     const searches = places.flatMap((place) => nextToSightings(place).map((at) => ({ place, at })));
     if (searches.length === 0) return found;
@@ -70,7 +64,7 @@ export async function missedSightings(
       options,
     );
     searches.forEach(({ place, at }, k) => {
-      const sighting = sightings[k] ?? lookingAlike(frames, place, at, greyAt);
+      const sighting = sightings[k] ?? lookingAlike(frames, place, at);
       place.seen[at] = sighting ? "found" : "none";
       place.lines[at] = sighting?.line;
       if (sighting) found.push(sighting);
@@ -82,12 +76,7 @@ export async function missedSightings(
  * The line on frame `at` where it looks in the place as the nearest frame that showed the line does,
  * with the line of the sighted frame next to it; null otherwise.
  */
-function lookingAlike(
-  frames: WindowFrame[],
-  place: Place,
-  at: number,
-  greyAt: (at: number) => Float32Array,
-): FoundLine | null {
+function lookingAlike(frames: WindowFrame[], place: Place, at: number): FoundLine | null {
   const shown = place.seen.flatMap((state, k) => (state === "shown" ? [k] : []));
   const nearest = shown.reduce(
     (best, k) => (Math.abs(k - at) < Math.abs(best - at) ? k : best),
@@ -97,7 +86,10 @@ function lookingAlike(
   const line = next === undefined ? undefined : place.lines[next];
   if (!line || nearest === at) return null;
   const { frame, index } = frames[at] as WindowFrame;
-  const agreement = gradientAgreement(greyAt(at), greyAt(nearest), frame.width, place.box);
+  const agreement = gradientAgreement(
+    greyPatch(frame, place.box),
+    greyPatch((frames[nearest] as WindowFrame).frame, place.box),
+  );
   return agreement >= SAME_LOOK ? { index, frame, line } : null;
 }
 

@@ -2,7 +2,7 @@ import { overlaps, type SizedRect } from "../geometry";
 import type { OcrEngine, RgbFrame, TextBox, TextLine } from "../ocr/ocr";
 import { project } from "./classify";
 import { cornerCrops, pieceOf, withCornerBoxes } from "./corner-search";
-import { gradientAgreement, greyOf } from "./gradient-agreement";
+import { type GreyPatch, gradientAgreement, greyPatch } from "./gradient-agreement";
 import type { FoundLine, WindowFrame, WindowSearchOptions } from "./read-windows";
 import { iou, SAME_PLACE_IOU } from "./tracks";
 
@@ -39,8 +39,8 @@ const MIN_RUN = 4;
  */
 export interface FixedPlace {
   line: TextLine;
-  /** The grey of the mean it was found on: the line sharp, the scene under it blurred. */
-  meanGrey: Float32Array;
+  /** The grey of the mean it was found on in the line's box: the line sharp, the scene under it blurred. */
+  meanGrey: GreyPatch;
   /** The gradient agreement with `meanGrey` a frame needs to show the line. */
   floor: number;
 }
@@ -57,27 +57,20 @@ export async function screenFixedLines(
   options: WindowSearchOptions,
   known: FixedPlace[],
 ): Promise<{ found: FoundLine[]; places: FixedPlace[] }> {
-  const greys = new Map<WindowFrame, Float32Array>();
-  const greyOfFrame = (frame: WindowFrame): Float32Array => {
-    const grey = greys.get(frame) ?? greyOf(frame.frame);
-    greys.set(frame, grey);
-    return grey;
-  };
   const places: FixedPlace[] = [];
   for (const run of runsOf(window)) {
     // Under a still camera the mean is a frame like the others: no model call for it.
     if (run.length >= MIN_RUN && sceneTravel(run, wholeFrame(run)) >= MIN_TRAVEL) {
-      places.push(...(await linesOnMean(ocr, run, options, greyOfFrame)));
+      places.push(...(await linesOnMean(ocr, run, options)));
     }
   }
   const carried = known.filter(({ line }) =>
     places.every((place) => iou(place.line.box, line.box) < SAME_PLACE_IOU),
   );
   places.push(...carried);
-  const width = (window[0] as WindowFrame).frame.width;
   const found = places.flatMap(({ line, meanGrey, floor }) =>
     window.flatMap((frame) =>
-      gradientAgreement(greyOfFrame(frame), meanGrey, width, line.box) >= floor && !seenOn(frame, line.box)
+      gradientAgreement(greyPatch(frame.frame, line.box), meanGrey) >= floor && !seenOn(frame, line.box)
         ? [{ index: frame.index, frame: frame.frame, line }]
         : [],
     ),
@@ -104,7 +97,6 @@ async function linesOnMean(
   ocr: OcrEngine,
   run: WindowFrame[],
   options: WindowSearchOptions,
-  greyOfFrame: (frame: WindowFrame) => Float32Array,
 ): Promise<FixedPlace[]> {
   const mean = meanFrame(run.map(({ frame }) => frame));
   const linesInPlace = (box: SizedRect) =>
@@ -117,8 +109,6 @@ async function linesOnMean(
   );
   if (candidates.length === 0) return [];
   const read = await ocr.recognizeBoxes(candidates.map((box) => ({ frame: mean, box })));
-  const meanGrey = greyOf(mean);
-  const greys = run.map(greyOfFrame);
   return candidates.flatMap((box, k) => {
     const { confidence, glyphs, text } = read[k] as TextLine;
     if (linesInPlace(box.box).some((line) => otherWords(line, text))) return [];
@@ -128,7 +118,8 @@ async function linesOnMean(
       confidence,
       glyphs,
     };
-    const presence = greys.map((grey) => gradientAgreement(grey, meanGrey, mean.width, box.box));
+    const meanGrey = greyPatch(mean, box.box);
+    const presence = run.map(({ frame }) => gradientAgreement(greyPatch(frame, box.box), meanGrey));
     return [{ line, meanGrey, floor: Math.max(MIN_PRESENCE, PRESENCE_SHARE * Math.max(...presence)) }];
   });
 }
