@@ -151,11 +151,13 @@ export function spreadInward(
   grid: { across: number; down: number },
 ): void {
   const { across, down } = grid;
-  let frontier: number[] = [];
-  for (let b = 0; b < known.length; b += 1) if (!known[b]) frontier.push(b);
+  let frontier = Int32Array.from(known.keys()).filter((b) => !known[b]);
+  // Each round's blocks reached and their means, set only once the round has read its neighbours.
+  const reachedBlocks = new Int32Array(frontier.length);
+  const reachedValues = new Float32Array(frontier.length);
   while (frontier.length > 0) {
-    const reached: Array<{ block: number; value: number }> = [];
-    const still: number[] = [];
+    let reached = 0;
+    let remaining = 0;
     for (const b of frontier) {
       const bx = b % across;
       const by = (b - bx) / across;
@@ -169,14 +171,20 @@ export function spreadInward(
           count += 1;
         }
       }
-      if (count > 0) reached.push({ block: b, value: sum / count });
-      else still.push(b);
+      if (count > 0) {
+        reachedBlocks[reached] = b;
+        reachedValues[reached] = sum / count;
+        reached += 1;
+      } else {
+        // Kept for the next round, in order, over the frontier's slots already read.
+        frontier[remaining++] = b;
+      }
     }
-    if (reached.length === 0) return;
-    for (const { block, value } of reached) {
-      values[block] = value;
-      known[block] = 1;
+    if (reached === 0) return;
+    for (let k = 0; k < reached; k += 1) {
+      values[reachedBlocks[k] as number] = reachedValues[k] as number;
+      known[reachedBlocks[k] as number] = 1;
     }
-    frontier = still;
+    frontier = frontier.subarray(0, remaining);
   }
 }
