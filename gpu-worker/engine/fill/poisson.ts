@@ -39,6 +39,12 @@ interface Level {
   right: Float32Array;
   /** Per cell: its cell on the next coarser level. */
   parent: Int32Array;
+  /**
+   * Per cell, three to a cell: the coarse cells beside its parent that prolong reads the correction
+   * between (to its side, above or below, at the corner between them), -1 where none holds an
+   * equation. Set once the coarser level is built: the same on every cycle.
+   */
+  besideParent: Int32Array;
   /** Per grid position (row-major, `gridWidth` wide): its cell, -1 for none; coarse levels only. */
   grid: Int32Array;
 }
@@ -143,6 +149,7 @@ function emptyLevel(count: number, gridWidth: number, grid = new Int32Array(0)):
     values: new Float32Array((count + 1) * 3),
     right: new Float32Array(count * 3),
     parent: new Int32Array(count),
+    besideParent: new Int32Array(0),
   };
 }
 
@@ -203,7 +210,33 @@ function coarser(fine: Level): Level {
     }
   }
   finish(level);
+  fine.besideParent = besideParents(fine, level);
   return level;
+}
+
+/** Level.besideParent of `fine` under `coarse`. */
+function besideParents(fine: Level, coarse: Level): Int32Array {
+  const { grid, gridWidth, inverse } = coarse;
+  const rows = grid.length / gridWidth;
+  const cellAt = (column: number, row: number) => {
+    if (column < 0 || column >= gridWidth || row < 0 || row >= rows) return -1;
+    const cell = grid[row * gridWidth + column] as number;
+    return cell >= 0 && (inverse[cell] as number) > 0 ? cell : -1;
+  };
+  const beside = new Int32Array(fine.count * 3).fill(-1);
+  for (let k = 0; k < fine.count; k += 1) {
+    if (fine.parent[k] === coarse.count) continue;
+    const x = fine.column[k] as number;
+    const y = fine.row[k] as number;
+    const column = x >> 1;
+    const row = y >> 1;
+    const besideColumn = column + (x & 1 ? 1 : -1);
+    const besideRow = row + (y & 1 ? 1 : -1);
+    beside[k * 3] = cellAt(besideColumn, row);
+    beside[k * 3 + 1] = cellAt(column, besideRow);
+    beside[k * 3 + 2] = cellAt(besideColumn, besideRow);
+  }
+  return beside;
 }
 
 /**
@@ -236,30 +269,50 @@ function vCycle(levels: Level[], depth: number): number {
 function smooth(level: Level): number {
   const { count, to, weight, inverse, values, right } = level;
   let largest = 0;
+  // The three channels written out: the innermost loop of the seam blend, run millions of times a clip.
   for (let k = 0; k < count; k += 1) {
     const inv = inverse[k] as number;
     if (inv === 0) continue;
-    const a = (to[k * 4] as number) * 3;
-    const b = (to[k * 4 + 1] as number) * 3;
-    const c = (to[k * 4 + 2] as number) * 3;
-    const d = (to[k * 4 + 3] as number) * 3;
-    const wa = weight[k * 4] as number;
-    const wb = weight[k * 4 + 1] as number;
-    const wc = weight[k * 4 + 2] as number;
-    const wd = weight[k * 4 + 3] as number;
-    for (let channel = 0; channel < 3; channel += 1) {
-      const sum =
-        (right[k * 3 + channel] as number) +
-        wa * (values[a + channel] as number) +
-        wb * (values[b + channel] as number) +
-        wc * (values[c + channel] as number) +
-        wd * (values[d + channel] as number);
-      const next = sum * inv;
-      const step = next - (values[k * 3 + channel] as number);
-      values[k * 3 + channel] = next;
-      const size = step < 0 ? -step : step;
-      if (size > largest) largest = size;
-    }
+    const link = k * 4;
+    const a = (to[link] as number) * 3;
+    const b = (to[link + 1] as number) * 3;
+    const c = (to[link + 2] as number) * 3;
+    const d = (to[link + 3] as number) * 3;
+    const wa = weight[link] as number;
+    const wb = weight[link + 1] as number;
+    const wc = weight[link + 2] as number;
+    const wd = weight[link + 3] as number;
+    const at = k * 3;
+    const red =
+      ((right[at] as number) +
+        wa * (values[a] as number) +
+        wb * (values[b] as number) +
+        wc * (values[c] as number) +
+        wd * (values[d] as number)) *
+      inv;
+    const green =
+      ((right[at + 1] as number) +
+        wa * (values[a + 1] as number) +
+        wb * (values[b + 1] as number) +
+        wc * (values[c + 1] as number) +
+        wd * (values[d + 1] as number)) *
+      inv;
+    const blue =
+      ((right[at + 2] as number) +
+        wa * (values[a + 2] as number) +
+        wb * (values[b + 2] as number) +
+        wc * (values[c + 2] as number) +
+        wd * (values[d + 2] as number)) *
+      inv;
+    largest = Math.max(
+      largest,
+      Math.abs(red - (values[at] as number)),
+      Math.abs(green - (values[at + 1] as number)),
+      Math.abs(blue - (values[at + 2] as number)),
+    );
+    values[at] = red;
+    values[at + 1] = green;
+    values[at + 2] = blue;
   }
   return largest;
 }
@@ -267,24 +320,32 @@ function smooth(level: Level): number {
 /** The coarse right-hand side: the fine residual summed over each coarse cell. */
 function restrictResidual(fine: Level, coarse: Level): void {
   const { count, to, weight, diagonal, values, right, parent } = fine;
-  coarse.right.fill(0);
+  const coarseRight = coarse.right;
+  coarseRight.fill(0);
   for (let k = 0; k < count; k += 1) {
     const cell = parent[k] as number;
     if (cell === coarse.count) continue;
-    const a = (to[k * 4] as number) * 3;
-    const b = (to[k * 4 + 1] as number) * 3;
-    const c = (to[k * 4 + 2] as number) * 3;
-    const d = (to[k * 4 + 3] as number) * 3;
+    const link = k * 4;
+    const a = (to[link] as number) * 3;
+    const b = (to[link + 1] as number) * 3;
+    const c = (to[link + 2] as number) * 3;
+    const d = (to[link + 3] as number) * 3;
+    const wa = weight[link] as number;
+    const wb = weight[link + 1] as number;
+    const wc = weight[link + 2] as number;
+    const wd = weight[link + 3] as number;
     const diag = diagonal[k] as number;
+    const at = k * 3;
+    const into = cell * 3;
     for (let channel = 0; channel < 3; channel += 1) {
       const residual =
-        (right[k * 3 + channel] as number) +
-        (weight[k * 4] as number) * (values[a + channel] as number) +
-        (weight[k * 4 + 1] as number) * (values[b + channel] as number) +
-        (weight[k * 4 + 2] as number) * (values[c + channel] as number) +
-        (weight[k * 4 + 3] as number) * (values[d + channel] as number) -
-        diag * (values[k * 3 + channel] as number);
-      coarse.right[cell * 3 + channel] = (coarse.right[cell * 3 + channel] as number) + residual;
+        (right[at + channel] as number) +
+        wa * (values[a + channel] as number) +
+        wb * (values[b + channel] as number) +
+        wc * (values[c + channel] as number) +
+        wd * (values[d + channel] as number) -
+        diag * (values[at + channel] as number);
+      coarseRight[into + channel] = (coarseRight[into + channel] as number) + residual;
     }
   }
 }
@@ -296,26 +357,16 @@ function restrictResidual(fine: Level, coarse: Level): void {
  * Returns the largest change.
  */
 function prolong(coarse: Level, fine: Level): number {
-  const { grid, gridWidth, values, inverse } = coarse;
-  const rows = grid.length / gridWidth;
-  const cellAt = (column: number, row: number) => {
-    if (column < 0 || column >= gridWidth || row < 0 || row >= rows) return -1;
-    const cell = grid[row * gridWidth + column] as number;
-    return cell >= 0 && (inverse[cell] as number) > 0 ? cell : -1;
-  };
+  const { values } = coarse;
+  const { besideParent, parent } = fine;
+  const fineValues = fine.values;
   let largest = 0;
   for (let k = 0; k < fine.count; k += 1) {
-    const cell = fine.parent[k] as number;
+    const cell = parent[k] as number;
     if (cell === coarse.count) continue;
-    const x = fine.column[k] as number;
-    const y = fine.row[k] as number;
-    const column = x >> 1;
-    const row = y >> 1;
-    const besideColumn = column + (x & 1 ? 1 : -1);
-    const besideRow = row + (y & 1 ? 1 : -1);
-    const side = cellAt(besideColumn, row);
-    const above = cellAt(column, besideRow);
-    const corner = cellAt(besideColumn, besideRow);
+    const side = besideParent[k * 3] as number;
+    const above = besideParent[k * 3 + 1] as number;
+    const corner = besideParent[k * 3 + 2] as number;
     const total = 9 + (side >= 0 ? 3 : 0) + (above >= 0 ? 3 : 0) + (corner >= 0 ? 1 : 0);
     for (let channel = 0; channel < 3; channel += 1) {
       let sum = 9 * (values[cell * 3 + channel] as number);
@@ -323,7 +374,7 @@ function prolong(coarse: Level, fine: Level): number {
       if (above >= 0) sum += 3 * (values[above * 3 + channel] as number);
       if (corner >= 0) sum += values[corner * 3 + channel] as number;
       const step = sum / total;
-      fine.values[k * 3 + channel] = (fine.values[k * 3 + channel] as number) + step;
+      fineValues[k * 3 + channel] = (fineValues[k * 3 + channel] as number) + step;
       const size = step < 0 ? -step : step;
       if (size > largest) largest = size;
     }

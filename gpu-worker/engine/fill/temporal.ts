@@ -146,10 +146,16 @@ export function fillFromSources(
   const blocksAcross = (rect.width >> BLOCK_SHIFT) + 1;
   // Per block of the crop: 0 not looked at yet, 1 some source may show it, 2 none can.
   const blockState = new Uint8Array(blocksAcross * ((rect.height >> BLOCK_SHIFT) + 1));
+  // Rows followed as the pixels (in crop order) go by, rather than divided out per pixel.
+  let row = 0;
+  let rowStart = 0;
   for (const i of pixels) {
     if (source[i] !== Source.none) continue;
-    const row = Math.floor(i / rect.width);
-    const column = i - row * rect.width;
+    if (i < rowStart || i >= rowStart + rect.width) {
+      row = Math.floor(i / rect.width);
+      rowStart = row * rect.width;
+    }
+    const column = i - rowStart;
     const block = (row >> BLOCK_SHIFT) * blocksAcross + (column >> BLOCK_SHIFT);
     if (blockState[block] === 0) {
       const left = rect.x + ((column >> BLOCK_SHIFT) << BLOCK_SHIFT);
