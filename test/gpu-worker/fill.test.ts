@@ -886,13 +886,13 @@ describe("a subject moving beside the hole", () => {
     const work = await cropWork(scene(0), mask, rect);
     const neighbour = fillSource({ frame: scene(10) }, IDENTITY, 1, undefined);
     const changeNear = movingNearHole(work, neighbour) ?? (() => 0);
-    const movedNear = (cropPixel: number) => changeNear(cropPixel) > 1;
+    const movedNear = (x: number, y: number) => changeNear(x, y) > 1;
     // Where on each row of the hole the neighbour is first left out: judged in 16-pixel squares it
     // was the same column on every row of a square; along the edge it follows the slant.
     const firstLeftOut = new Set<number>();
     for (let y = hole[1]; y < hole[1] + hole[3]; y += 1) {
       for (let x = hole[0]; x < hole[0] + hole[2]; x += 1) {
-        if (movedNear((y - rect.y) * rect.width + (x - rect.x))) {
+        if (movedNear(x, y)) {
           firstLeftOut.add(x);
           break;
         }
@@ -900,9 +900,8 @@ describe("a subject moving beside the hole", () => {
     }
     expect(firstLeftOut.size).toBeGreaterThanOrEqual(6);
     // And it is left out near the edge (x 120 to 160 across the hole), kept far from it.
-    const at = (x: number, y: number) => movedNear((y - rect.y) * rect.width + (x - rect.x));
-    expect(at(140, 48)).toBe(true);
-    expect(at(24, 48)).toBe(false);
+    expect(movedNear(140, 48)).toBe(true);
+    expect(movedNear(24, 48)).toBe(false);
   });
 });
 

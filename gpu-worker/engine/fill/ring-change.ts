@@ -33,7 +33,14 @@ const MOVING_OVER_TYPICAL = 1.5;
  */
 export const OUT_OF_DATE = 4;
 
-const rings = new WeakMap<CropWork, Uint32Array>();
+/** The ring's crop pixels, with their columns and rows in the crop. */
+interface Ring {
+  pixels: Uint32Array;
+  columns: Int32Array;
+  rows: Int32Array;
+}
+
+const rings = new WeakMap<CropWork, Ring>();
 
 /**
  * The crop's pixels on which the change is measured, found once per crop: up to RING_DEPTH outside
@@ -43,7 +50,7 @@ const rings = new WeakMap<CropWork, Uint32Array>();
  * the crop's tens of thousands of pixels: walking the whole crop per source was most of this check's
  * CPU on a band as wide as the frame.
  */
-function ringPixels(work: CropWork): Uint32Array {
+function ringPixels(work: CropWork): Ring {
   const known = rings.get(work);
   if (known) return known;
   const { rect, outside } = work;
@@ -53,8 +60,13 @@ function ringPixels(work: CropWork): Uint32Array {
     if (distance > 0 && distance <= RING_DEPTH && !((i % rect.width) & 1)) picked.push(i);
   }
   const pixels = Uint32Array.from(picked);
-  rings.set(work, pixels);
-  return pixels;
+  const ring = {
+    pixels,
+    columns: Int32Array.from(pixels, (i) => i % rect.width),
+    rows: Int32Array.from(pixels, (i) => Math.floor(i / rect.width)),
+  };
+  rings.set(work, ring);
+  return ring;
 }
 
 /**
@@ -75,7 +87,7 @@ function ringPixels(work: CropWork): Uint32Array {
 export function movingNearHole(
   work: CropWork,
   { frame: source, mask, motion, shift }: FillSource,
-): ((cropPixel: number) => number) | undefined {
+): ((x: number, y: number) => number) | undefined {
   const { rect, frame } = work;
   const ring = ringPixels(work);
   const grid = blockGrid(rect.width, rect.height);
@@ -84,14 +96,14 @@ export function movingNearHole(
   const sums = new Float64Array(across * down * 2);
   // Read only up to `sampled`, within this call: a scratch plane, not an allocation per source
   // (twice per source where it is nudged).
-  const changes = scratchPlane("ring changes", ring.length);
+  const changes = scratchPlane("ring changes", ring.pixels.length);
   let sampled = 0;
   let total = 0;
   const point = { x: 0, y: 0 };
   const sample = new Float32Array(3);
-  for (const i of ring) {
-    const row = Math.floor(i / rect.width);
-    const column = i - row * rect.width;
+  for (let k = 0; k < ring.pixels.length; k += 1) {
+    const row = ring.rows[k] as number;
+    const column = ring.columns[k] as number;
     const x = rect.x + column;
     const y = rect.y + row;
     projectShifted(motion, shift, x, y, point);
@@ -134,9 +146,8 @@ export function movingNearHole(
   // squares into the fill, where a source taken in one block and left in the next met.
   const weights = blockWeights();
   const axes = blockAxes(rect);
-  return (cropPixel) => {
-    const row = Math.floor(cropPixel / rect.width);
-    axes.weigh(cropPixel - row * rect.width, row, weights);
+  return (x, y) => {
+    axes.weigh(x - rect.x, y - rect.y, weights);
     return readBlocks(nearChange, weights) / threshold;
   };
 }

@@ -64,7 +64,7 @@ export function fillSource(
 export function weightedSource(
   source: FillSource,
   weight: number,
-  changeNear?: (cropPixel: number) => number,
+  changeNear?: (x: number, y: number) => number,
 ): WeightedSource {
   return { source, weight, changeNear };
 }
@@ -79,11 +79,11 @@ export interface WeightedSource {
   source: FillSource;
   weight: number;
   /**
-   * How far the picture around the hole near a crop pixel differs in this source beyond the camera's
-   * motion, as a multiple of the threshold (movingNearHole): over 1, something moved there on its
-   * own and the source is not used for that pixel.
+   * How far the picture around the hole near centre-frame pixel (x, y) of the crop differs in this
+   * source beyond the camera's motion, as a multiple of the threshold (movingNearHole): over 1,
+   * something moved there on its own and the source is not used for that pixel.
    */
-  changeNear?: (cropPixel: number) => number;
+  changeNear?: (x: number, y: number) => number;
 }
 
 /**
@@ -489,7 +489,7 @@ class Combiner {
     let nearest = Number.POSITIVE_INFINITY;
     for (const { source, weight, changeNear } of this.sources) {
       if (!this.pooled && source.distance > nearest) break;
-      const change = cropPixel === undefined || !changeNear ? 0 : changeNear(cropPixel);
+      const change = cropPixel === undefined || !changeNear ? 0 : changeNear(x, y);
       if (change > 1) {
         if (change > OUT_OF_DATE) this.markOutOfDate(source, x, y, cropPixel as number);
         continue;
