@@ -269,50 +269,30 @@ function vCycle(levels: Level[], depth: number): number {
 function smooth(level: Level): number {
   const { count, to, weight, inverse, values, right } = level;
   let largest = 0;
-  // The three channels written out: the innermost loop of the seam blend, run millions of times a clip.
   for (let k = 0; k < count; k += 1) {
     const inv = inverse[k] as number;
     if (inv === 0) continue;
-    const link = k * 4;
-    const a = (to[link] as number) * 3;
-    const b = (to[link + 1] as number) * 3;
-    const c = (to[link + 2] as number) * 3;
-    const d = (to[link + 3] as number) * 3;
-    const wa = weight[link] as number;
-    const wb = weight[link + 1] as number;
-    const wc = weight[link + 2] as number;
-    const wd = weight[link + 3] as number;
-    const at = k * 3;
-    const red =
-      ((right[at] as number) +
-        wa * (values[a] as number) +
-        wb * (values[b] as number) +
-        wc * (values[c] as number) +
-        wd * (values[d] as number)) *
-      inv;
-    const green =
-      ((right[at + 1] as number) +
-        wa * (values[a + 1] as number) +
-        wb * (values[b + 1] as number) +
-        wc * (values[c + 1] as number) +
-        wd * (values[d + 1] as number)) *
-      inv;
-    const blue =
-      ((right[at + 2] as number) +
-        wa * (values[a + 2] as number) +
-        wb * (values[b + 2] as number) +
-        wc * (values[c + 2] as number) +
-        wd * (values[d + 2] as number)) *
-      inv;
-    largest = Math.max(
-      largest,
-      Math.abs(red - (values[at] as number)),
-      Math.abs(green - (values[at + 1] as number)),
-      Math.abs(blue - (values[at + 2] as number)),
-    );
-    values[at] = red;
-    values[at + 1] = green;
-    values[at + 2] = blue;
+    const a = (to[k * 4] as number) * 3;
+    const b = (to[k * 4 + 1] as number) * 3;
+    const c = (to[k * 4 + 2] as number) * 3;
+    const d = (to[k * 4 + 3] as number) * 3;
+    const wa = weight[k * 4] as number;
+    const wb = weight[k * 4 + 1] as number;
+    const wc = weight[k * 4 + 2] as number;
+    const wd = weight[k * 4 + 3] as number;
+    for (let channel = 0; channel < 3; channel += 1) {
+      const sum =
+        (right[k * 3 + channel] as number) +
+        wa * (values[a + channel] as number) +
+        wb * (values[b + channel] as number) +
+        wc * (values[c + channel] as number) +
+        wd * (values[d + channel] as number);
+      const next = sum * inv;
+      const step = next - (values[k * 3 + channel] as number);
+      values[k * 3 + channel] = next;
+      const size = step < 0 ? -step : step;
+      if (size > largest) largest = size;
+    }
   }
   return largest;
 }
@@ -320,32 +300,24 @@ function smooth(level: Level): number {
 /** The coarse right-hand side: the fine residual summed over each coarse cell. */
 function restrictResidual(fine: Level, coarse: Level): void {
   const { count, to, weight, diagonal, values, right, parent } = fine;
-  const coarseRight = coarse.right;
-  coarseRight.fill(0);
+  coarse.right.fill(0);
   for (let k = 0; k < count; k += 1) {
     const cell = parent[k] as number;
     if (cell === coarse.count) continue;
-    const link = k * 4;
-    const a = (to[link] as number) * 3;
-    const b = (to[link + 1] as number) * 3;
-    const c = (to[link + 2] as number) * 3;
-    const d = (to[link + 3] as number) * 3;
-    const wa = weight[link] as number;
-    const wb = weight[link + 1] as number;
-    const wc = weight[link + 2] as number;
-    const wd = weight[link + 3] as number;
+    const a = (to[k * 4] as number) * 3;
+    const b = (to[k * 4 + 1] as number) * 3;
+    const c = (to[k * 4 + 2] as number) * 3;
+    const d = (to[k * 4 + 3] as number) * 3;
     const diag = diagonal[k] as number;
-    const at = k * 3;
-    const into = cell * 3;
     for (let channel = 0; channel < 3; channel += 1) {
       const residual =
-        (right[at + channel] as number) +
-        wa * (values[a + channel] as number) +
-        wb * (values[b + channel] as number) +
-        wc * (values[c + channel] as number) +
-        wd * (values[d + channel] as number) -
-        diag * (values[at + channel] as number);
-      coarseRight[into + channel] = (coarseRight[into + channel] as number) + residual;
+        (right[k * 3 + channel] as number) +
+        (weight[k * 4] as number) * (values[a + channel] as number) +
+        (weight[k * 4 + 1] as number) * (values[b + channel] as number) +
+        (weight[k * 4 + 2] as number) * (values[c + channel] as number) +
+        (weight[k * 4 + 3] as number) * (values[d + channel] as number) -
+        diag * (values[k * 3 + channel] as number);
+      coarse.right[cell * 3 + channel] = (coarse.right[cell * 3 + channel] as number) + residual;
     }
   }
 }
