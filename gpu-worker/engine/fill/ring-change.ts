@@ -33,9 +33,8 @@ const MOVING_OVER_TYPICAL = 1.5;
  */
 export const OUT_OF_DATE = 4;
 
-/** The ring's crop pixels, with their columns and rows in the crop. */
+/** Where the ring's pixels lie in the crop: each one's column and row. */
 interface Ring {
-  pixels: Uint32Array;
   columns: Int32Array;
   rows: Int32Array;
 }
@@ -59,11 +58,9 @@ function ringPixels(work: CropWork): Ring {
     const distance = outside[i] as number;
     if (distance > 0 && distance <= RING_DEPTH && !((i % rect.width) & 1)) picked.push(i);
   }
-  const pixels = Uint32Array.from(picked);
   const ring = {
-    pixels,
-    columns: Int32Array.from(pixels, (i) => i % rect.width),
-    rows: Int32Array.from(pixels, (i) => Math.floor(i / rect.width)),
+    columns: Int32Array.from(picked, (i) => i % rect.width),
+    rows: Int32Array.from(picked, (i) => Math.floor(i / rect.width)),
   };
   rings.set(work, ring);
   return ring;
@@ -96,12 +93,12 @@ export function movingNearHole(
   const sums = new Float64Array(across * down * 2);
   // Read only up to `sampled`, within this call: a scratch plane, not an allocation per source
   // (twice per source where it is nudged).
-  const changes = scratchPlane("ring changes", ring.pixels.length);
+  const changes = scratchPlane("ring changes", ring.columns.length);
   let sampled = 0;
   let total = 0;
   const point = { x: 0, y: 0 };
   const sample = new Float32Array(3);
-  for (let k = 0; k < ring.pixels.length; k += 1) {
+  for (let k = 0; k < ring.columns.length; k += 1) {
     const row = ring.rows[k] as number;
     const column = ring.columns[k] as number;
     const x = rect.x + column;
