@@ -45,8 +45,6 @@ interface Level {
    * equation. Set once the coarser level is built: the same on every cycle.
    */
   besideParent: Int32Array;
-  /** Per grid position (row-major, `gridWidth` wide): its cell, -1 for none; coarse levels only. */
-  grid: Int32Array;
 }
 
 /** Smoothing sweeps before and after the coarse correction. */
@@ -135,9 +133,8 @@ function fineLevel(system: PoissonSystem, cells: number[], known: Float32Array):
   return level;
 }
 
-function emptyLevel(count: number, gridWidth: number, grid = new Int32Array(0)): Level {
+function emptyLevel(count: number, gridWidth: number): Level {
   return {
-    grid,
     count,
     gridWidth,
     column: new Int32Array(count),
@@ -170,7 +167,7 @@ function coarser(fine: Level): Level {
   for (let k = 0; k < fine.count; k += 1) if ((fine.inverse[k] as number) > 0) slot[key(k)] = 0;
   let count = 0;
   for (let s = 0; s < slot.length; s += 1) if (slot[s] === 0) slot[s] = count++;
-  const level = emptyLevel(count, gridWidth, slot);
+  const level = emptyLevel(count, gridWidth);
   for (let s = 0; s < slot.length; s += 1) {
     const cell = slot[s] as number;
     if (cell < 0) continue;
@@ -210,13 +207,13 @@ function coarser(fine: Level): Level {
     }
   }
   finish(level);
-  fine.besideParent = besideParents(fine, level);
+  fine.besideParent = besideParents(fine, level, slot);
   return level;
 }
 
-/** Level.besideParent of `fine` under `coarse`. */
-function besideParents(fine: Level, coarse: Level): Int32Array {
-  const { grid, gridWidth, inverse } = coarse;
+/** Level.besideParent of `fine` under `coarse`, whose cells `grid` numbers by position (-1 for none). */
+function besideParents(fine: Level, coarse: Level, grid: Int32Array): Int32Array {
+  const { gridWidth, inverse } = coarse;
   const rows = grid.length / gridWidth;
   const cellAt = (column: number, row: number) => {
     if (column < 0 || column >= gridWidth || row < 0 || row >= rows) return -1;
