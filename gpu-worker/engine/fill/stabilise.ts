@@ -77,7 +77,9 @@ export function carryOver(
   const still = isStatic(motion, work.rect);
   const aligned = lined ? [weightedSource(lined.source, lined.weight)] : [];
   if (movedOn) return { carried: 0, settle: () => easeIn(work, aligned) };
-  const upToDate = still ? work.maskedPixels.filter((i) => !work.movedSince[i]) : work.maskedPixels;
+  // The masked pixels are copied without the out-of-date ones only where the search marked some.
+  const outOfDate = still && work.maskedPixels.some((i) => work.movedSince[i] !== 0);
+  const upToDate = outOfDate ? work.maskedPixels.filter((i) => !work.movedSince[i]) : work.maskedPixels;
   if (lined) {
     const { source, weight, shift } = lined;
     const mask = still ? undefined : previous.filledMask;
@@ -92,7 +94,6 @@ export function carryOver(
     const at = framePixel(rect, previous.frame.width, i);
     if (still && previous.filledMask[at]) sources[i] = Source.carriedFill;
   }
-  const outOfDate = upToDate.length < work.maskedPixels.length;
   return { carried, settle: () => (still && !outOfDate) || easeIn(work, aligned) };
 }
 
