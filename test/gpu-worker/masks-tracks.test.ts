@@ -22,6 +22,7 @@ const HOOK_OVER_BUILDING = path.resolve(import.meta.dirname, "../fixtures/hook-o
  */
 const SMALL_PADDING_HOOK = path.resolve(import.meta.dirname, "../fixtures/hook-small-padding.png");
 const BLUE_BAND = path.resolve(import.meta.dirname, "../fixtures/blue-band-over-jacket.png");
+const PLATE_DARK_SIDE = path.resolve(import.meta.dirname, "../fixtures/subtitle-plate-dark-side.png");
 const RED: [number, number, number] = [210, 40, 40];
 /** The price tag's box, and the text box a detector gives inside it. */
 const TAG = { x0: 100, y0: 60, x1: 220, y1: 110 };
@@ -146,6 +147,26 @@ describe("markTextLine on a caption's own box", () => {
     expect(marked(52, 356)).toBeGreaterThan(0.99);
     // The building beside the box stays as it is (the box was taken to x 461, its windows filled).
     expect(marked(372, 470)).toBe(0);
+  });
+
+  it("marks a subtitle's plate whole where its one side lies over a picture as dark as the plate", () => {
+    // A crop of real-subtitles' frame 50 (x 80 to 660, y 390 to 500): "NEW IN STORE TODAY" on a
+    // near-black plate at 85 % from x 42 to 518 and y 32 to 83 of the crop; the plate's right end
+    // lies over a dark jacket, and its side steps on half its rows there.
+    const width = 580;
+    const height = 110;
+    const { data } = fixtureFrame(PLATE_DARK_SIDE, width, height);
+    const mask = new Uint8Array(width * height);
+    markTextLine({ width, height, data }, { x: 80, y: 45, width: 401, height: 30 }, mask);
+    const marked = (x0: number, x1: number) => {
+      let count = 0;
+      for (let y = 34; y < 82; y++) for (let x = x0; x < x1; x++) if (mask[y * width + x]) count++;
+      return count / ((x1 - x0) * 48);
+    };
+    // The plate, both of its ends included (it was left whole, the letters alone marked).
+    expect(marked(44, 516)).toBeGreaterThan(0.99);
+    // The picture past the plate's dark end stays as it is.
+    expect(marked(526, 580)).toBe(0);
   });
 });
 

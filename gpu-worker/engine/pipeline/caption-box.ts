@@ -269,6 +269,38 @@ function sideEdge(
   return side(clamp(refineFrom), clamp(refineTo)) ?? traced;
 }
 
+/**
+ * A side of a box with its top, bottom and other side found, over a picture as dark (or as bright)
+ * as the box along part of it, steps on only that part: real-subtitles' plate at 85 % over a dark
+ * restaurant stepped on 49 % of its right side's rows, and left whole, the plate was filled from
+ * frames that showed it. A box pads its words alike on both sides, so where the other side's pad puts
+ * this one, an edge stepping one way on this share of its rows is taken.
+ */
+const MIRRORED_EDGE_STEPS = 0.3;
+/** How far (pixels) from the mirrored pad the side may lie: a line's ends are read a pixel or two apart. */
+const MIRROR_SLACK = 4;
+
+function mirroredSide(
+  image: RgbImage,
+  rows: { top: number; bottom: number; edges: Array<{ row: number; outward: 1 | -1 }> },
+  text: EdgeRect,
+  otherSide: number | null,
+  direction: 1 | -1,
+): number | null {
+  const atBorder = otherSide === 0 || otherSide === image.width - 1;
+  if (otherSide === null || atBorder || rows.edges.length < 2) return null;
+  const pad = direction > 0 ? text.x0 - otherSide : otherSide - (text.x1 - 1);
+  const expected = (direction > 0 ? text.x1 - 1 : text.x0) + direction * pad;
+  const clamp = (x: number) => Math.max(0, Math.min(image.width - 1, x));
+  const span = {
+    near: clamp(expected - direction * MIRROR_SLACK),
+    far: clamp(expected + direction * MIRROR_SLACK),
+    from: rows.top,
+    to: rows.bottom,
+  };
+  return strongestEdge(image, false, span, edgeStrength, MIRRORED_EDGE_STEPS)?.inside ?? null;
+}
+
 /** Widest accent bar, as a share of the line's height, taken in with the box it sits on. */
 const ACCENT_BAR_SHARE = 0.6;
 
@@ -348,8 +380,10 @@ export function shadedBox(image: RgbImage, box: SizedRect, rect: EdgeRect): Edge
     ...(foundBottom !== null ? [{ row: foundBottom, outward: 1 as const }] : []),
   ];
   const rows = { top, bottom, edges };
-  const left = sideEdge(image, rows, rect.x0, -1, sideways);
-  const right = sideEdge(image, rows, rect.x1, 1, sideways);
+  const foundLeft = sideEdge(image, rows, rect.x0, -1, sideways);
+  const foundRight = sideEdge(image, rows, rect.x1, 1, sideways);
+  const left = foundLeft ?? mirroredSide(image, rows, rect, foundRight, -1);
+  const right = foundRight ?? mirroredSide(image, rows, rect, foundLeft, 1);
   if (left === null || right === null) return null;
   // Chroma is stored at half resolution: a coloured box bleeds a pixel or two past its edge.
   const margin = 3;
