@@ -54,6 +54,27 @@ function tagPixelsMissed(mask: Uint8Array): number {
   return missed;
 }
 
+/**
+ * Marks the line at `box` on a crop of real footage, and gives the share of the mask set between
+ * columns x0 and x1 over `rows` (first, last + 1).
+ */
+function markedOnCrop(
+  file: string,
+  width: number,
+  height: number,
+  box: { x: number; y: number; width: number; height: number },
+  [top, bottom]: [number, number],
+): (x0: number, x1: number) => number {
+  const { data } = fixtureFrame(file, width, height);
+  const mask = new Uint8Array(width * height);
+  markTextLine({ width, height, data }, box, mask);
+  return (x0, x1) => {
+    let count = 0;
+    for (let y = top; y < bottom; y++) for (let x = x0; x < x1; x++) if (mask[y * width + x]) count++;
+    return count / ((x1 - x0) * (bottom - top));
+  };
+}
+
 describe("markTextLine on a caption's own box", () => {
   it("marks the whole solid tag, even where the background behind it is lighter on one side and darker on the other", () => {
     const mask = new Uint8Array(WIDTH * HEIGHT);
@@ -69,14 +90,19 @@ describe("markTextLine on a caption's own box", () => {
     for (let frame = 0; frame < 2; frame++) {
       markTextLine(tagFrame(splitBackground), TEXT_BOX, new Uint8Array(WIDTH * HEIGHT), look);
     }
-    // Mottled red from the tag to the frame's right edge: that edge vanishes, and alone the frame
-    // shows no box.
+    // Mottled red from the tag's last 8 columns to the frame's right edge: that edge vanishes, and
+    // alone the frame shows no box. (Mottled from the edge on, the edge still steps one way on part
+    // of its rows, where the other side's pad puts it, and the frame alone finds the tag.)
     const mottled = (x: number, y: number) => ((x * 7919 + y * 104729) % 61) - 30;
-    const hidden = tagFrame((x, y) =>
-      x >= TAG.x1 && y >= TAG.y0 - 10 && y < TAG.y1 + 10
-        ? (RED.map((c) => c + mottled(x, y)) as [number, number, number])
-        : splitBackground(x, y),
-    );
+    const hidden = tagFrame(splitBackground);
+    for (let y = TAG.y0 - 10; y < TAG.y1 + 10; y++) {
+      for (let x = TAG.x1 - 8; x < WIDTH; x++) {
+        hidden.data.set(
+          RED.map((c) => c + mottled(x, y)),
+          (y * WIDTH + x) * 3,
+        );
+      }
+    }
     const alone = new Uint8Array(WIDTH * HEIGHT);
     markTextLine(hidden, TEXT_BOX, alone);
     expect(tagPixelsMissed(alone)).toBeGreaterThan(0);
@@ -130,43 +156,38 @@ describe("markTextLine on a caption's own box", () => {
     for (let y = 66; y < height; y++) for (let x = 0; x < width; x++) expect(mask[y * width + x]).toBe(0);
   });
 
-  it("ends a see-through box where its top and bottom stop, not at the building's corner past it", () => {
-    // A crop of vtest.avi (x 180 to 700, the top 130 rows) with a hook on a black box at 50 % from
-    // x 49 to 359 and y 31 to 89 of the crop, over a building whose corner 90 px past the box's end
-    // steps more evenly down the box's rows than the box's own side does.
-    const width = 520;
-    const height = 130;
-    const { data } = fixtureFrame(HOOK_OVER_BUILDING, width, height);
-    const mask = new Uint8Array(width * height);
-    markTextLine({ width, height, data }, { x: 64.8, y: 39.6, width: 275.9, height: 39.6 }, mask);
-    const marked = (x0: number, x1: number) => {
-      let count = 0;
-      for (let y = 34; y < 86; y++) for (let x = x0; x < x1; x++) if (mask[y * width + x]) count++;
-      return count / ((x1 - x0) * 52);
-    };
-    expect(marked(52, 356)).toBeGreaterThan(0.99);
-    // The building beside the box stays as it is (the box was taken to x 461, its windows filled).
-    expect(marked(372, 470)).toBe(0);
-  });
-
-  it("marks a subtitle's plate whole where its one side lies over a picture as dark as the plate", () => {
-    // A crop of real-subtitles' frame 50 (x 80 to 660, y 390 to 500): "NEW IN STORE TODAY" on a
-    // near-black plate at 85 % from x 42 to 518 and y 32 to 83 of the crop; the plate's right end
-    // lies over a dark jacket, and its side steps on half its rows there.
-    const width = 580;
-    const height = 110;
-    const { data } = fixtureFrame(PLATE_DARK_SIDE, width, height);
-    const mask = new Uint8Array(width * height);
-    markTextLine({ width, height, data }, { x: 80, y: 45, width: 401, height: 30 }, mask);
-    const marked = (x0: number, x1: number) => {
-      let count = 0;
-      for (let y = 34; y < 82; y++) for (let x = x0; x < x1; x++) if (mask[y * width + x]) count++;
-      return count / ((x1 - x0) * 48);
-    };
-    // The plate, both of its ends included (it was left whole, the letters alone marked).
-    expect(marked(44, 516)).toBeGreaterThan(0.99);
-    // The picture past the plate's dark end stays as it is.
-    expect(marked(526, 580)).toBe(0);
+  /** Rows and columns (first, last + 1) of the box (`whole`) and of the picture beside it (`beside`). */
+  type Area = Record<"rows" | "whole" | "beside", [number, number]>;
+  /**
+   * Lines on their box in crops of real footage: the box is marked whole and the picture beside it
+   * is left as it is.
+   */
+  const boxesOnFootage = [
+    {
+      // A crop of vtest.avi (x 180 to 700, the top 130 rows) with a hook on a black box at 50 % from
+      // x 49 to 359 and y 31 to 89 of the crop, over a building whose corner 90 px past the box's
+      // end steps more evenly down the box's rows than the box's own side does (the box was taken
+      // to x 461, the building's windows filled).
+      name: "ends a see-through box where its top and bottom stop, not at the building's corner past it",
+      crop: { file: HOOK_OVER_BUILDING, width: 520, height: 130 },
+      text: { x: 64.8, y: 39.6, width: 275.9, height: 39.6 },
+      area: { rows: [34, 86], whole: [52, 356], beside: [372, 470] } as Area,
+    },
+    {
+      // A crop of real-subtitles' frame 50 (x 80 to 660, y 390 to 500): "NEW IN STORE TODAY" on a
+      // near-black plate at 85 % from x 42 to 518 and y 32 to 83 of the crop; the plate's right end
+      // lies over a dark jacket, and its side steps on half its rows there (the plate was left
+      // whole, its letters alone marked).
+      name: "marks a subtitle's plate whole where its one side lies over a picture as dark as the plate",
+      crop: { file: PLATE_DARK_SIDE, width: 580, height: 110 },
+      text: { x: 80, y: 45, width: 401, height: 30 },
+      area: { rows: [34, 82], whole: [44, 516], beside: [526, 580] } as Area,
+    },
+  ];
+  it.each(boxesOnFootage)("$name", ({ crop, text, area: { rows, whole, beside } }) => {
+    const marked = markedOnCrop(crop.file, crop.width, crop.height, text, rows);
+    expect(marked(...whole)).toBeGreaterThan(0.99);
+    expect(marked(...beside)).toBe(0);
   });
 });
 
