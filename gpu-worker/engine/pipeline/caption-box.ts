@@ -269,17 +269,18 @@ function sideEdge(
   return side(clamp(refineFrom), clamp(refineTo)) ?? traced;
 }
 
-/**
- * A side of a box with its top, bottom and other side found, over a picture as dark (or as bright)
- * as the box along part of it, steps on only that part: real-subtitles' plate at 85 % over a dark
- * restaurant stepped on 49 % of its right side's rows, and left whole, the plate was filled from
- * frames that showed it. A box pads its words alike on both sides, so where the other side's pad puts
- * this one, an edge stepping one way on this share of its rows is taken.
- */
+/** Share of its rows on which a side at the mirrored pad must step one way (findEdge asks 0.7). */
 const MIRRORED_EDGE_STEPS = 0.3;
 /** How far (pixels) from the mirrored pad the side may lie: a line's ends are read a pixel or two apart. */
 const MIRROR_SLACK = 4;
 
+/**
+ * The side a box's top, bottom and other side (`otherSide`, null when not found) put `direction` of
+ * the text, or null. Over a picture as dark (or as bright) as the box along part of it, a side steps
+ * on only that part: real-subtitles' plate at 85 % had its right end over a dark jacket, stepped on
+ * 49 % of the rows there, and stayed on screen with its letters erased. A box pads its words alike on
+ * both sides, so an edge where the other side's pad puts this one is taken on weaker evidence.
+ */
 function mirroredSide(
   image: RgbImage,
   rows: { top: number; bottom: number; edges: Array<{ row: number; outward: 1 | -1 }> },
