@@ -1,5 +1,5 @@
 import type { EdgeRect, SizedRect } from "../geometry";
-import { type EdgeSteps, strongestEdge } from "./caption-box";
+import { oneWayStepping, strongestEdge } from "./caption-box";
 import type { RgbImage } from "./image";
 
 /**
@@ -24,10 +24,6 @@ export interface BoxSightings {
   right?: EdgeSighting;
 }
 
-/** Share of an edge's pixels that must step for a sighting; a box over a dark picture steps on a third. */
-const SIGHTED_STEPS = 0.3;
-/** Share of the stepping pixels that must step the same way: texture steps both ways. */
-const ONE_WAY = 0.9;
 /** A sighting this strong holds alone (caption-box's per-frame search asks as much of every frame). */
 const CLEAR_EDGE = 0.7;
 /** Sightings of one edge this close (frame pixels) are the same edge: the reading pass's frames are smaller. */
@@ -85,11 +81,6 @@ function sightEdge(
   return found
     ? { at: found.inside, strength: found.strength, boxBrighter: found.steps.brighter > 0 }
     : undefined;
-}
-
-/** The share of an edge's pixels stepping, when enough of them step and nearly all one way; else 0. */
-function oneWayStepping({ stepping, brighter }: EdgeSteps): number {
-  return stepping >= SIGHTED_STEPS && Math.abs(brighter) >= ONE_WAY * stepping ? stepping : 0;
 }
 
 /**

@@ -269,17 +269,29 @@ function sideEdge(
   return side(clamp(refineFrom), clamp(refineTo)) ?? traced;
 }
 
-/** Share of its rows on which a side at the mirrored pad must step one way (findEdge asks 0.7). */
-const MIRRORED_EDGE_STEPS = 0.3;
-/** How far (pixels) from the mirrored pad the side may lie: a line's ends are read a pixel or two apart. */
-const MIRROR_SLACK = 4;
+/** Share of an edge's pixels that must step for a weak edge; a box over a dark picture steps on a third. */
+const WEAK_EDGE_STEPS = 0.3;
+/** Share of a weak edge's stepping pixels that must step the same way: texture steps both ways. */
+const ONE_WAY = 0.9;
+
+/**
+ * The share of an edge's pixels stepping, when enough of them step and nearly all one way; else 0:
+ * an edge seen on part of its length only (the reading pass's sightings, a mirrored side).
+ */
+export function oneWayStepping({ stepping, brighter }: EdgeSteps): number {
+  return stepping >= WEAK_EDGE_STEPS && Math.abs(brighter) >= ONE_WAY * stepping ? stepping : 0;
+}
+
+/** How far (pixels) from the mirrored pad a side may lie: a line's ends are read a pixel or two apart. */
+const MIRRORED_SIDE_SLACK = 4;
 
 /**
  * The side a box's top, bottom and other side (`otherSide`, null when not found) put `direction` of
  * the text, or null. Over a picture as dark (or as bright) as the box along part of it, a side steps
  * on only that part: real-subtitles' plate at 85 % had its right end over a dark jacket, stepped on
  * 49 % of the rows there, and stayed on screen with its letters erased. A box pads its words alike on
- * both sides, so an edge where the other side's pad puts this one is taken on weaker evidence.
+ * both sides, so a weak one-way edge (oneWayStepping) where the other side's pad puts this one is
+ * taken.
  */
 function mirroredSide(
   image: RgbImage,
@@ -294,12 +306,12 @@ function mirroredSide(
   const expected = (direction > 0 ? text.x1 - 1 : text.x0) + direction * pad;
   const clamp = (x: number) => Math.max(0, Math.min(image.width - 1, x));
   const span = {
-    near: clamp(expected - direction * MIRROR_SLACK),
-    far: clamp(expected + direction * MIRROR_SLACK),
+    near: clamp(expected - direction * MIRRORED_SIDE_SLACK),
+    far: clamp(expected + direction * MIRRORED_SIDE_SLACK),
     from: rows.top,
     to: rows.bottom,
   };
-  return strongestEdge(image, false, span, edgeStrength, MIRRORED_EDGE_STEPS)?.inside ?? null;
+  return strongestEdge(image, false, span, oneWayStepping, 0)?.inside ?? null;
 }
 
 /** Widest accent bar, as a share of the line's height, taken in with the box it sits on. */
