@@ -687,6 +687,34 @@ describe("spatial fill", () => {
     expectOnlyMaskedChanged(input.frame, result.frame, band);
   });
 
+  it("meets the picture the margin keeps around the letters, with no step where the two meet", async () => {
+    const text = maskOf(width, height, captionBoxes(200, 300, 240, 30, 9));
+    const grown = dilate(text, width, height, 4);
+    const margin = Uint8Array.from(grown, (value, p) => (value && !text[p] ? 1 : 0));
+    // A bright edge of the subject runs around the letters, just where the margin lies: the fill
+    // must grow from it (it stays on screen), not from the darker picture past it.
+    const picture = Uint8Array.from(still.data);
+    for (let p = 0; p < margin.length; p += 1) if (margin[p]) picture.fill(230, p * 3, p * 3 + 3);
+    const { frame } = withText({ ...still, data: picture }, text);
+    const mask = Uint8Array.from(grown, (value, p) => (text[p] ? 255 : value ? MARGIN_PIXEL : 0));
+    const input = { frame, mask };
+    const result = await fillFrame([input, input, input], 1);
+    // The step across the letters' edge: each text pixel beside the margin against the margin pixel.
+    let step = 0;
+    let pairs = 0;
+    for (let p = 0; p < text.length; p += 1) {
+      if (!text[p]) continue;
+      for (const q of [p - 1, p + 1, p - width, p + width]) {
+        if (!margin[q]) continue;
+        for (let c = 0; c < 3; c += 1) step += Math.abs((result.frame.data[p * 3 + c] as number) - 230);
+        pairs += 3;
+      }
+    }
+    console.info(`step at the margin: ${(step / pairs).toFixed(1)} levels`);
+    expect(step / pairs).toBeLessThan(20);
+    expectOnlyMaskedChanged(frame, result.frame, text);
+  });
+
   it("inpaintSpatial changes only masked pixels, with either method", async () => {
     const input = withText(still, mask).frame;
     for (const method of ["telea", "ns"] as const) {

@@ -1,7 +1,7 @@
 import type { SizedRect } from "../geometry";
 import { loadOpenCv, type OpenCv, release } from "./opencv";
 import type { SourceGroup } from "./temporal";
-import type { RgbFrame } from "./types";
+import { MARGIN_PIXEL, type RgbFrame } from "./types";
 
 /**
  * Where a masked pixel's fill came from; `carriedFill`: a synthesised fill kept from the previous
@@ -25,6 +25,8 @@ export interface CropWork {
   frame: RgbFrame;
   /** 1 where the text mask is set, per crop pixel. */
   masked: Uint8Array;
+  /** 1 where the mask is only margin (MARGIN_PIXEL): searched like the text, written back as the frame has it. */
+  margin: Uint8Array;
   /** The crop indices where `masked` is set, in order: the hot loops visit these rather than the whole crop. */
   maskedPixels: Uint32Array;
   /** For masked pixels: distance to the nearest unmasked pixel (1 next to the edge); 0 elsewhere. */
@@ -56,11 +58,13 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRec
   const { cv } = await loadOpenCv();
   const size = rect.width * rect.height;
   const masked = new Uint8Array(size);
+  const margin = new Uint8Array(size);
   let count = 0;
   for (let y = 0; y < rect.height; y += 1) {
     const start = (rect.y + y) * frame.width + rect.x;
     for (let x = 0; x < rect.width; x += 1) {
       masked[y * rect.width + x] = mask[start + x] ? 1 : 0;
+      margin[y * rect.width + x] = mask[start + x] === MARGIN_PIXEL ? 1 : 0;
       count += masked[y * rect.width + x] as number;
     }
   }
@@ -70,6 +74,7 @@ export async function cropWork(frame: RgbFrame, mask: Uint8Array, rect: SizedRec
     rect,
     frame,
     masked,
+    margin,
     maskedPixels,
     inside: distanceTo(cv, masked, rect, 0),
     outside: distanceTo(cv, masked, rect, 1),

@@ -22,6 +22,7 @@ export interface SharedFrame {
 export interface SharedCrop {
   rect: SizedRect;
   masked: Uint8Array;
+  margin: Uint8Array;
   maskedPixels: Uint32Array;
   inside: Float32Array;
   outside: Float32Array;

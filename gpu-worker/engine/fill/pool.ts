@@ -202,9 +202,10 @@ export class FillPool {
       window: task.window.map((frame) => frame.index),
       centre: task.centre,
       steps: task.steps,
-      crops: task.works.map(({ rect, masked, maskedPixels, inside, outside }) => ({
+      crops: task.works.map(({ rect, masked, margin, maskedPixels, inside, outside }) => ({
         rect,
         masked,
+        margin,
         maskedPixels,
         inside,
         outside,

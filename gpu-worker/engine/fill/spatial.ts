@@ -44,9 +44,13 @@ export async function inpaintSpatial(
   return out;
 }
 
-/** Fills the crop's masked pixels that no other frame showed, using everything already filled as context. */
+/**
+ * Fills the crop's masked pixels that no other frame showed, using everything already filled as
+ * context. The margin counts as known, as the frame has it: it is written back so, and a fill grown
+ * from past it would meet it with a step.
+ */
 export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): Promise<number> {
-  const { rect, frame, masked, inside, source, fill } = work;
+  const { rect, frame, masked, margin, inside, source, fill } = work;
   // Clamped: fill colours are fractional and must round, not truncate.
   const pixels = new Uint8ClampedArray(masked.length * 3);
   const holes = new Uint8Array(masked.length);
@@ -54,7 +58,14 @@ export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): 
   // The farthest an unfilled pixel lies from the unmasked picture: no nearer to what is known.
   let deepest = 0;
   for (let i = 0; i < masked.length; i += 1) {
-    if (masked[i] && source[i] === Source.none) {
+    if (margin[i]) {
+      // The frame's own picture, whatever another frame showed there; a fill where none did.
+      const at = framePixel(rect, frame.width, i) * 3;
+      pixels.set(frame.data.subarray(at, at + 3), i * 3);
+      if (source[i] !== Source.none) continue;
+      for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = frame.data[at + c] as number;
+      source[i] = Source.spatial;
+    } else if (masked[i] && source[i] === Source.none) {
       holes[i] = 255;
       unfilled += 1;
       deepest = Math.max(deepest, inside[i] as number);
