@@ -15,14 +15,7 @@ import {
 } from "./stabilise";
 import { steadyFill } from "./steady";
 import { groupShows } from "./temporal";
-import {
-  type FillOptions,
-  type Homography,
-  IDENTITY,
-  MARGIN_PIXEL,
-  type MaskedFrame,
-  type RgbFrame,
-} from "./types";
+import { type FillOptions, type Homography, IDENTITY, type MaskedFrame, type RgbFrame } from "./types";
 import {
   fillFromWindow,
   type KeptSources,
@@ -283,7 +276,7 @@ export async function finishFill(
       settle?.();
       if (settings.fuse) fuseSeams(work, groupShows(work), settings.maxAlignmentError);
       if (settings.steady) steadyFill(work, lined, started.previousMask);
-      writeFill(work, output, synthesized, current.mask);
+      writeFill(work, output, synthesized);
     }
     return { frame: output, unseen, carried, regions: works.map((work) => work.rect), synthesized };
   } finally {
@@ -303,12 +296,12 @@ async function fromPast(
   return { ...find, unfilled: unfilled.length };
 }
 
-/** Writes the fill of the crop's masked pixels to the output, all but the margin's (MARGIN_PIXEL in `mask`). */
-function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array, mask: Uint8Array): void {
-  const { rect, maskedPixels, fill, source } = work;
+/** Writes the fill of the crop's masked pixels to the output, all but the margin's. */
+function writeFill(work: CropWork, output: RgbFrame, synthesized: Uint8Array): void {
+  const { rect, maskedPixels, margin, fill, source } = work;
   for (const i of maskedPixels) {
+    if (margin[i]) continue;
     const pixel = framePixel(rect, output.width, i);
-    if (mask[pixel] === MARGIN_PIXEL) continue;
     for (let c = 0; c < 3; c += 1) {
       output.data[pixel * 3 + c] = Math.min(255, Math.max(0, Math.round(fill[i * 3 + c] as number)));
     }

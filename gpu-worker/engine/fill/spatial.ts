@@ -58,22 +58,21 @@ export async function inpaintUnfilled(work: CropWork, options: InpaintOptions): 
   // The farthest an unfilled pixel lies from the unmasked picture: no nearer to what is known.
   let deepest = 0;
   for (let i = 0; i < masked.length; i += 1) {
-    if (margin[i]) {
-      // The frame's own picture, whatever another frame showed there; a fill where none did.
-      const at = framePixel(rect, frame.width, i) * 3;
-      pixels.set(frame.data.subarray(at, at + 3), i * 3);
-      if (source[i] !== Source.none) continue;
-      for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = frame.data[at + c] as number;
-      source[i] = Source.spatial;
-    } else if (masked[i] && source[i] === Source.none) {
+    const text = masked[i] && !margin[i];
+    if (text && source[i] === Source.none) {
       holes[i] = 255;
       unfilled += 1;
       deepest = Math.max(deepest, inside[i] as number);
-    } else if (masked[i]) {
+    } else if (text) {
       for (let c = 0; c < 3; c += 1) pixels[i * 3 + c] = fill[i * 3 + c] as number;
     } else {
+      // The frame's own picture, the margin's too whatever another frame showed there.
       const at = framePixel(rect, frame.width, i) * 3;
       pixels.set(frame.data.subarray(at, at + 3), i * 3);
+      if (!margin[i] || source[i] !== Source.none) continue;
+      // A margin pixel no frame showed: the later steps read a fill there, the frame's own.
+      for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = frame.data[at + c] as number;
+      source[i] = Source.spatial;
     }
   }
   if (unfilled === 0) return 0;
