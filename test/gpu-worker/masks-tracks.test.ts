@@ -23,6 +23,11 @@ const HOOK_OVER_BUILDING = path.resolve(import.meta.dirname, "../fixtures/hook-o
 const SMALL_PADDING_HOOK = path.resolve(import.meta.dirname, "../fixtures/hook-small-padding.png");
 const BLUE_BAND = path.resolve(import.meta.dirname, "../fixtures/blue-band-over-jacket.png");
 const PLATE_DARK_SIDE = path.resolve(import.meta.dirname, "../fixtures/subtitle-plate-dark-side.png");
+/**
+ * real-words-windows' frame 52, x 40 to 240 and y 330 to 450: "UP" in yellow with a dark outline
+ * from x 89 to 136 and y 52 to 83 of the crop, over a tower's rows of lit windows (city.mp4).
+ */
+const WORD_OVER_STRIPES = path.resolve(import.meta.dirname, "../fixtures/word-over-stripes.png");
 const RED: [number, number, number] = [210, 40, 40];
 /** The price tag's box, and the text box a detector gives inside it. */
 const TAG = { x0: 100, y0: 60, x1: 220, y1: 110 };
@@ -183,6 +188,20 @@ describe("markTextLine on a caption's own box", () => {
     const marked = markedOnCrop(crop.file, crop.width, crop.height, text, rows);
     expect(marked(...whole)).toBeGreaterThan(0.99);
     expect(marked(...beside)).toBe(0);
+  });
+
+  it("takes no box around a word over a tower's lit windows, whose rows and columns step like a box's edges", () => {
+    // The word's letters and their outline, grown as letters are, and nothing a box would add: the
+    // windows' edges were taken for a box from x 25 to 152 of this crop, filled whole.
+    const marked = markedOnCrop(
+      WORD_OVER_STRIPES,
+      200,
+      120,
+      { x: 89, y: 52, width: 47, height: 31 },
+      [45, 99],
+    );
+    expect(marked(89, 136)).toBeGreaterThan(0.5);
+    expect(marked(0, 80)).toBe(0);
   });
 });
 
