@@ -412,7 +412,7 @@ export function shadedBox(image: RgbImage, box: SizedRect, rect: EdgeRect): Edge
 
 /**
  * Share of a solid box's pixels, its letters included, within SOLID_TOLERANCE of its median colour.
- * Measured on the bench's real clips: the solid tags, plates and bands 0.44 to 0.82; the edges of a
+ * Measured on the bench's real clips: the solid tags, plates and bands 0.44 or more; the edges of a
  * tower's lit windows, taken for a box around a word over them, 0.00 to 0.03.
  */
 const SOLID_BOX_SHARE = 0.3;
