@@ -4,7 +4,7 @@ import type { EdgeRect, SizedRect } from "../geometry";
  * found by its four edges, and remembered across the frames of a line, with how much of the picture
  * a see-through box lets through.
  */
-import { luma, type RgbImage, union } from "./image";
+import { ColourHistogram, luma, type RgbImage, union } from "./image";
 import { estimateSeeThrough, type SeeThrough } from "./see-through";
 
 const LUMA = [0.299, 0.587, 0.114] as const;
@@ -423,8 +423,9 @@ const SOLID_BOX_SHARE = 0.3;
  * the windows lie across its edges); the windows taken for a box around a word, 1.41.
  */
 const DIMMED_SPREAD = 0.85;
-/** Band (pixels) just outside a box, and rim just inside it, left out of the measures: chroma bleeds there. */
+/** Band (pixels) just outside a box whose spread the inside's is measured against. */
 const SPREAD_BAND = 6;
+/** Rim (pixels) just inside a box left out of its spread: chroma bleeds across the edge there. */
 const SPREAD_RIM = 3;
 
 /**
@@ -477,34 +478,17 @@ function spreadInsideAndOut(
 /** Share of the pixels of `rect` within SOLID_TOLERANCE of its median colour (per channel) in every channel. */
 function medianColourShare(image: RgbImage, rect: EdgeRect): number {
   const { data, width } = image;
-  const histograms = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  const histogram = new ColourHistogram();
   for (let y = rect.y0; y < rect.y1; y++) {
     for (let x = rect.x0, i = (y * width + x) * 3; x < rect.x1; x++, i += 3) {
-      histograms.forEach((histogram, c) => {
-        const level = data[i + c] as number;
-        histogram[level] = (histogram[level] as number) + 1;
-      });
+      histogram.add(data[i] as number, data[i + 1] as number, data[i + 2] as number);
     }
   }
-  const count = (rect.x1 - rect.x0) * (rect.y1 - rect.y0);
-  const median = histograms.map((histogram) => {
-    let seen = 0;
-    for (let level = 0; level < 256; level++) {
-      seen += histogram[level] as number;
-      if (seen * 2 >= count) return level;
-    }
-    return 255;
-  });
+  const median = histogram.percentile(0.5);
+  const span = { from: rect.x0, to: rect.x1 };
   let near = 0;
-  for (let y = rect.y0; y < rect.y1; y++) {
-    for (let x = rect.x0, i = (y * width + x) * 3; x < rect.x1; x++, i += 3) {
-      let off = 0;
-      for (let c = 0; c < 3; c++)
-        off = Math.max(off, Math.abs((data[i + c] as number) - (median[c] as number)));
-      if (off <= SOLID_TOLERANCE) near++;
-    }
-  }
-  return near / Math.max(1, count);
+  for (let y = rect.y0; y < rect.y1; y++) near += solidShare(image, y, span, median) * (rect.x1 - rect.x0);
+  return near / Math.max(1, histogram.count);
 }
 
 /**
