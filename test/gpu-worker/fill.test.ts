@@ -11,17 +11,18 @@ import {
   type PreviousFill,
   type RgbFrame,
 } from "../../gpu-worker/engine/fill";
-import { cropWork } from "../../gpu-worker/engine/fill/crop";
+import { cropWork, Source } from "../../gpu-worker/engine/fill/crop";
 import { motionRegion } from "../../gpu-worker/engine/fill/fill";
 import { MotionEstimator } from "../../gpu-worker/engine/fill/motion";
 import { MotionChain } from "../../gpu-worker/engine/fill/motion-chain";
 import { maskExtent } from "../../gpu-worker/engine/fill/regions";
 import { movingNearHole } from "../../gpu-worker/engine/fill/ring-change";
 import { project } from "../../gpu-worker/engine/fill/sample";
+import { carryOver, linedUpPrevious } from "../../gpu-worker/engine/fill/stabilise";
 import { fillSource } from "../../gpu-worker/engine/fill/temporal";
 import { boxIsMasked, forgetTiles, fullTiles } from "../../gpu-worker/engine/fill/tiles";
 import { homography, IDENTITY, MARGIN_PIXEL } from "../../gpu-worker/engine/fill/types";
-import { keptSources } from "../../gpu-worker/engine/fill/window-fill";
+import { keptSources, RING_WIDTH } from "../../gpu-worker/engine/fill/window-fill";
 import type { SizedRect } from "../../gpu-worker/engine/geometry";
 import { dilate } from "../../gpu-worker/engine/pipeline/dilate";
 
@@ -1063,6 +1064,65 @@ describe("stability over a pan", () => {
     steady.forEach((result, k) => {
       expectOnlyMaskedChanged((window[k] as MaskedFrame).frame, result.frame, mask);
     });
+  });
+});
+
+describe("easing a fresh spatial fill in over the old one", () => {
+  it("keeps the old fill where the picture beside the hole stands, and drops it where a subject moved on its own", async () => {
+    const width = 192;
+    const height = 112;
+    const hole: Box = [30, 48, 130, 16];
+    const mask = maskOf(width, height, [hole]);
+    // The camera pans 3 px a frame over a grey wall; a red subject at the hole's right end moved 20 px
+    // down since the previous frame, on its own.
+    const pan = 3;
+    const subjectAt = (top: number) => (x: number, y: number) =>
+      x >= 130 && x < 170 && y >= top && y < top + 40;
+    const current = subjectScene(width, height, subjectAt(36));
+    // The previous frame: the same wall and subject `pan` px to the right, the subject 20 px higher.
+    const previousFrame = subjectScene(width, height, (x, y) => subjectAt(16)(x - pan, y));
+    const wallThen = subjectScene(width + pan, height, () => false);
+    for (let y = 0; y < height; y += 1) {
+      for (let x = pan; x < width; x += 1) {
+        if (subjectAt(16)(x - pan, y)) continue;
+        const from = (y * (width + pan) + x - pan) * 3;
+        previousFrame.data.set(wallThen.data.subarray(from, from + 3), (y * width + x) * 3);
+      }
+    }
+    // The previous output made up a blue fill for the hole (where it lay then); the fresh fill is black.
+    const oldFill = [40, 40, 220];
+    const previousMask = new Uint8Array(width * height);
+    for (let y = hole[1]; y < hole[1] + hole[3]; y += 1) {
+      for (let x = hole[0] + pan; x < hole[0] + hole[2] + pan; x += 1) {
+        previousMask[y * width + x] = 255;
+        previousFrame.data.set(oldFill, (y * width + x) * 3);
+      }
+    }
+    const previous: PreviousFill = { frame: previousFrame, filledMask: previousMask };
+    const motion = homography([1, 0, pan, 0, 1, 0, 0, 0, 1]);
+    const work = await cropWork(current, mask, { x: 14, y: 32, width: 164, height: 48 });
+    for (const i of work.maskedPixels) work.source[i] = Source.spatial;
+    const lined = linedUpPrevious(work, previous, motion, { ringWidth: RING_WIDTH, maxError: 12 });
+    expect(lined).toBeDefined();
+    carryOver(work, previous, motion, lined, false).settle();
+    const blueShare = (x0: number, x1: number) => {
+      let total = 0;
+      let pixels = 0;
+      for (let y = hole[1]; y < hole[1] + hole[3]; y += 1) {
+        for (let x = x0; x < x1; x += 1) {
+          const i = (y - work.rect.y) * work.rect.width + (x - work.rect.x);
+          total += (work.fill[i * 3 + 2] as number) / (oldFill[2] as number);
+          pixels += 1;
+        }
+      }
+      return total / pixels;
+    };
+    const [still, moving] = [blueShare(hole[0], hole[0] + 40), blueShare(140, hole[0] + hole[2])];
+    console.info(
+      `old fill kept: ${still.toFixed(2)} beside the still wall, ${moving.toFixed(2)} beside the subject`,
+    );
+    expect(still).toBeGreaterThan(0.65);
+    expect(moving).toBeLessThan(0.1);
   });
 });
 
