@@ -5,7 +5,7 @@ import type { EdgeRect, SizedRect } from "../geometry";
  * a see-through box lets through.
  */
 import { ColourHistogram, luma, type RgbImage, union } from "./image";
-import { estimateSeeThrough, type SeeThrough } from "./see-through";
+import { ChannelMoments, estimateSeeThrough, type SeeThrough } from "./see-through";
 
 const LUMA = [0.299, 0.587, 0.114] as const;
 
@@ -451,8 +451,8 @@ function spreadInsideAndOut(
   text: EdgeRect,
 ): { inside: number; outside: number } | null {
   const { data, width, height } = image;
-  const inside = { sum: 0, squares: 0, count: 0 };
-  const outside = { sum: 0, squares: 0, count: 0 };
+  const inside = new ChannelMoments();
+  const outside = new ChannelMoments();
   const within = (x: number, y: number, rect: EdgeRect, grow: number) =>
     x >= rect.x0 - grow && x < rect.x1 + grow && y >= rect.y0 - grow && y < rect.y1 + grow;
   for (let y = Math.max(0, box.y0 - SPREAD_BAND); y < Math.min(height, box.y1 + SPREAD_BAND); y++) {
@@ -462,16 +462,11 @@ function spreadInsideAndOut(
         : within(x, y, box, -SPREAD_RIM) && !within(x, y, text, 2)
           ? inside
           : null;
-      if (!side) continue;
-      const value = luma(data, (y * width + x) * 3);
-      side.sum += value;
-      side.squares += value * value;
-      side.count++;
+      side?.add(luma(data, (y * width + x) * 3));
     }
   }
   if (inside.count === 0 || outside.count === 0) return null;
-  const deviation = ({ sum, squares, count }: typeof inside) =>
-    Math.sqrt(Math.max(0, squares / count - (sum / count) ** 2));
+  const deviation = (moments: ChannelMoments) => Math.sqrt(Math.max(0, moments.variance()));
   return { inside: deviation(inside), outside: deviation(outside) };
 }
 

@@ -189,7 +189,7 @@ function greyBoxScale(insideMeans: number[], outsideMeans: number[]): number | n
 }
 
 /** Count, mean and variance of one channel's samples. */
-class ChannelMoments {
+export class ChannelMoments {
   count = 0;
   private sum = 0;
   private squares = 0;
