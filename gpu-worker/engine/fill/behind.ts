@@ -1,3 +1,4 @@
+import { RESTORED_HEAVY } from "../pipeline/see-through";
 import { type CropWork, Source } from "./crop";
 import { framePixel } from "./regions";
 
@@ -40,15 +41,19 @@ const LUMA = [0.299, 0.587, 0.114] as const;
  * the line that fits it best to what they showed.
  */
 export function fillFromBehind(work: CropWork, behind: Uint8Array): void {
-  const { rect, frame, maskedPixels, source, fill } = work;
+  const { rect, frame, maskedPixels, source, fill, group } = work;
   const corrections = behindCorrections(work, behind);
   const gains = corrections.map(({ gain }) => gain);
   const offsets = corrections.map(({ offset }) => offset);
   const showedElse = neighboursShowedElse(work, behind, gains, offsets);
+  const restored = restoredGroups(work);
   for (const i of maskedPixels) {
     const kind = source[i];
     if (kind !== Source.none && (kind !== Source.neighbours || !showedElse?.(i))) continue;
     const pixel = framePixel(rect, frame.width, i);
+    // Behind a heavy plate a frame that showed the picture is kept: only other restorations give way.
+    if (kind === Source.neighbours && behind[pixel] === RESTORED_HEAVY && !restored[group[i] as number])
+      continue;
     if (!behind[pixel]) {
       source[i] = Source.none;
       continue;
@@ -58,6 +63,57 @@ export function fillFromBehind(work: CropWork, behind: Uint8Array): void {
     }
     source[i] = Source.behind;
   }
+}
+
+/** Per group id (index + 1), whether its sources are other frames' restorations behind their boxes. */
+function restoredGroups(work: CropWork): boolean[] {
+  return [
+    false,
+    ...work.groups.map(({ sources }) =>
+      sources.some(({ source }) => source.textOnly !== undefined && source.mask === source.textOnly),
+    ),
+  ];
+}
+
+/**
+ * Takes back the pixels behind a heavy plate (RESTORED_HEAVY) that the window's search filled from
+ * its neighbours' restorations, so that the frames from before the window are looked at for them
+ * first: a plate that comes on over a still shot hides what those frames show exactly, where a
+ * restoration through the plate is a blurred estimate (real-street's lower third over grass).
+ * `putBack` gives back those that the frames from before did not fill and returns how many.
+ */
+export function deferHeavyRestorations(
+  work: CropWork,
+  behind: Uint8Array,
+): { count: number; putBack: () => number } {
+  const { rect, frame, maskedPixels, source, fill, group } = work;
+  const restored = restoredGroups(work);
+  const taken: number[] = [];
+  for (const i of maskedPixels) {
+    if (source[i] !== Source.neighbours || !restored[group[i] as number]) continue;
+    if (behind[framePixel(rect, frame.width, i)] !== RESTORED_HEAVY) continue;
+    taken.push(i);
+  }
+  const kept = new Float32Array(taken.length * 3);
+  const keptGroups = new Uint16Array(taken.length);
+  taken.forEach((i, k) => {
+    for (let c = 0; c < 3; c += 1) kept[k * 3 + c] = fill[i * 3 + c] as number;
+    keptGroups[k] = group[i] as number;
+    source[i] = Source.none;
+    group[i] = 0;
+  });
+  const putBack = () => {
+    let count = 0;
+    taken.forEach((i, k) => {
+      if (source[i] !== Source.none) return;
+      for (let c = 0; c < 3; c += 1) fill[i * 3 + c] = kept[k * 3 + c] as number;
+      group[i] = keptGroups[k] as number;
+      source[i] = Source.neighbours;
+      count += 1;
+    });
+    return count;
+  };
+  return { count: taken.length, putBack };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { SizedRect } from "../geometry";
 import { BufferPool } from "../media/buffer-pool";
-import { fillFromBehind } from "./behind";
+import { deferHeavyRestorations, fillFromBehind } from "./behind";
 import { fuseSeams } from "./blend";
 import { type CropWork, cropWork, isSynthesised } from "./crop";
 import { MotionEstimator } from "./motion";
@@ -252,7 +252,12 @@ export async function finishFill(
     let unseen = 0;
     let carried = 0;
     for (const [k, work] of works.entries()) {
-      const { unfilled, movedOn } = await fromPast(work, finds[k] as WindowFind, past, settings);
+      const deferred = current.behind && deferHeavyRestorations(work, current.behind);
+      const found = finds[k] as WindowFind;
+      const searched = deferred ? { ...found, unfilled: found.unfilled + deferred.count } : found;
+      const fromBefore = await fromPast(work, searched, past, settings);
+      const { movedOn } = fromBefore;
+      const unfilled = fromBefore.unfilled - (deferred ? deferred.putBack() : 0);
       let settle: (() => void) | undefined;
       // The previous output lined up with this crop, once for the carry-over and the steadying.
       let lined: LinedUpPrevious | undefined;

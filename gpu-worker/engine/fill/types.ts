@@ -23,6 +23,7 @@ export interface MaskedFrame {
   /**
    * Masked pixels whose value in `frame` already estimates the picture behind the text (seen
    * through a see-through box): used where no other frame shows the picture, before inpainting.
+   * RESTORED_HEAVY (pipeline/see-through.ts) where the box was a heavy plate, RESTORED elsewhere.
    */
   behind?: Uint8Array;
   /**
