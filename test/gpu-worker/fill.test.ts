@@ -377,6 +377,31 @@ function seededNoise(seed: number, amplitude: number): () => number {
   };
 }
 
+/**
+ * A frame of `still` whose picture under `mask` was restored through a see-through box (the picture
+ * plus `noise` a level), its letters at `level` and left out of what it restored; `behind` marks the
+ * restored pixels with `restored` (RESTORED, or RESTORED_HEAVY behind a heavy plate).
+ */
+function restoredThrough(
+  still: RgbFrame,
+  mask: Uint8Array,
+  text: { letters: Uint8Array; level: number; noise: () => number },
+  restored: number,
+): MaskedFrame {
+  const { letters, level, noise } = text;
+  const data = Uint8Array.from(still.data);
+  for (let p = 0; p < mask.length; p += 1) {
+    if (!mask[p]) continue;
+    for (let c = 0; c < 3; c += 1) {
+      data[p * 3 + c] = letters[p]
+        ? level
+        : Math.max(0, Math.min(255, (still.data[p * 3 + c] as number) + noise()));
+    }
+  }
+  const behind = Uint8Array.from(mask, (value, p) => (value && !letters[p] ? restored : 0));
+  return { frame: { width: still.width, height: still.height, data }, mask, behind, textOnly: letters };
+}
+
 /** One 320x180 frame of the fractal, the picture of a still shot. */
 function stillShot(): RgbFrame {
   return lavfiFrames(MANDELBROT, "crop=320:180:x=500:y=260", 320, 180, 1)[0] as RgbFrame;
@@ -397,18 +422,7 @@ describe("a see-through band over a still shot", () => {
         height,
         [0, 1, 2, 3].map((n): Box => [30 + n * 60 + k * 12, 124, 14, 22]),
       );
-      const mask = maskOf(width, height, [band]);
-      const data = Uint8Array.from(still.data);
-      for (let p = 0; p < mask.length; p += 1) {
-        if (!mask[p]) continue;
-        for (let c = 0; c < 3; c += 1) {
-          data[p * 3 + c] = letters[p]
-            ? 245
-            : Math.max(0, Math.min(255, (still.data[p * 3 + c] as number) + noise()));
-        }
-      }
-      const behind = Uint8Array.from(mask, (value, p) => (value && !letters[p] ? 255 : 0));
-      return { frame: { width, height, data }, mask, behind, textOnly: letters };
+      return restoredThrough(still, maskOf(width, height, [band]), { letters, level: 245, noise }, 255);
     });
     const result = await fillFrame(window, center, undefined, { windowRadius: 4 });
     const inBand = maskOf(width, height, [band]);
@@ -433,19 +447,9 @@ describe("a heavy plate that came on over a still shot", () => {
     const letters = maskOf(width, height, [[40, 118, 120, 24]]);
     const mask = maskOf(width, height, [plate]);
     const noise = seededNoise(11, 14);
-    const window: MaskedFrame[] = Array.from({ length: 9 }, () => {
-      const data = Uint8Array.from(still.data);
-      for (let p = 0; p < mask.length; p += 1) {
-        if (!mask[p]) continue;
-        for (let c = 0; c < 3; c += 1) {
-          data[p * 3 + c] = letters[p]
-            ? 20
-            : Math.max(0, Math.min(255, (still.data[p * 3 + c] as number) + noise()));
-        }
-      }
-      const behind = Uint8Array.from(mask, (value, p) => (value && !letters[p] ? RESTORED_HEAVY : 0));
-      return { frame: { width, height, data }, mask, behind, textOnly: letters };
-    });
+    const window: MaskedFrame[] = Array.from({ length: 9 }, () =>
+      restoredThrough(still, mask, { letters, level: 20, noise }, RESTORED_HEAVY),
+    );
     const before = { frame: still, mask: new Uint8Array(width * height), index: 0 };
     const kept = keptSources([before], async (frame) =>
       fillSource({ ...frame, side: -1 }, IDENTITY, 20, frame.mask),
