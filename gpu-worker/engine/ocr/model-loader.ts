@@ -41,6 +41,7 @@ export interface OpenedModels {
 
 export interface OpenModelsOptions {
   provider?: "auto" | ExecutionProvider;
+  /** Intra-op threads per model; TEXT_MODEL_THREADS by default. */
   threads?: number;
   /** Where each entry's file is; the installed npm package by default. */
   resolvePath?: (entry: ModelFile) => string;
@@ -100,7 +101,17 @@ export async function loadModelBytes(
   return bytes;
 }
 
-/** These models gain little past 4 threads, and the worker's ffmpeg needs the other cores. */
+/**
+ * Intra-op threads for the text models. A second thread buys little wall time and costs much CPU,
+ * which the fill's threads and x264 want: the detector on this 2-core machine, 10 calls each, took
+ * 61 to 67 ms a call on a whole 640x480 frame with one thread (61 to 68 ms CPU) and 51 to 59 ms with
+ * two (88 to 99 ms CPU), and on a 416x160 crop (most of its calls) 10.0 to 10.5 ms with one and 11.9
+ * to 12.8 ms with two (18 to 20 ms CPU). A clean of real-subject: 32.7 and 32.2 CPU-s against 35.0
+ * and 33.6, the same wall time and the same bytes out.
+ */
+export const TEXT_MODEL_THREADS = 1;
+
+/** Threads for the fill's kernels (kernels/): they gain little past 4, and ffmpeg needs the other cores. */
 export function defaultThreadCount(): number {
   return Math.max(1, Math.min(4, availableParallelism()));
 }
@@ -122,7 +133,7 @@ export async function openModels(
   options: OpenModelsOptions = {},
 ): Promise<OpenedModels> {
   const requested = options.provider ?? "auto";
-  const threads = options.threads ?? defaultThreadCount();
+  const threads = options.threads ?? TEXT_MODEL_THREADS;
   const resolvePath = options.resolvePath ?? resolveModelPath;
   const files = await Promise.all(
     entries.map(async (entry) => ({ entry, bytes: await loadModelBytes(entry, resolvePath(entry)) })),

@@ -21,7 +21,7 @@ export type {
 export interface OcrEngineOptions {
   /** Longest side, in pixels, frames are shrunk to for detection: smaller is faster, misses smaller text. */
   maxSide?: number;
-  /** Intra-op threads per model on CPU. */
+  /** Intra-op threads per model on CPU (TEXT_MODEL_THREADS, one, by default). */
   threads?: number;
   provider?: "auto" | ExecutionProvider;
   /** Frames of one size per detection call; 4 on CUDA, 1 on CPU by default. */
