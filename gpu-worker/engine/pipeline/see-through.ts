@@ -1,4 +1,5 @@
 import type { EdgeRect } from "../geometry";
+import { windowSums } from "../window-sums";
 import { dilate } from "./dilate";
 import { ColourHistogram, contains, inset, type RgbImage } from "./image";
 
@@ -314,15 +315,14 @@ export function seeThroughBox(
   markHalo(letters, box, inner, width, restore, Math.max(3, Math.round(0.12 * (text.y1 - text.y0))));
   const grown = dilate(letters, boxWidth, boxHeight, grow);
   const clear = (x: number, y: number) => !grown[(y - box.y0) * boxWidth + (x - box.x0)];
-  const picture = restoredPicture(image, inner, clear, restore, smoothingRadius(blend.scale));
-  const innerWidth = inner.x1 - inner.x0;
+  const radius = smoothingRadius(blend.scale);
+  const restored = radius > 0 ? averagedRestore(image, inner, clear, restore, radius) : restore;
   const mark = blend.scale < MIN_SCALE ? RESTORED_HEAVY : RESTORED;
   for (let y = inner.y0; y < inner.y1; y++) {
     for (let x = inner.x0; x < inner.x1; x++) {
       if (!clear(x, y)) continue;
       const p = y * width + x;
-      const at = ((y - inner.y0) * innerWidth + (x - inner.x0)) * 3;
-      for (let c = 0; c < 3; c++) data[p * 3 + c] = Math.round(picture[at + c] as number);
+      for (let c = 0; c < 3; c++) data[p * 3 + c] = restored(p, c);
       behind[p] = mark;
     }
   }
@@ -344,62 +344,37 @@ function smoothingRadius(scale: number): number {
 }
 
 /**
- * The picture restored at `inner`'s clear pixels (3 values a pixel, row by row over `inner`; the
- * others 0): each the mean of the clear pixels' restorations within `radius` (a square), by
- * summed-area tables.
+ * `restore` averaged: at a clear pixel of `inner`, the mean of the clear pixels' restorations within
+ * `radius` (a square), rounded; read before `image` is written.
  */
-function restoredPicture(
+function averagedRestore(
   image: RgbImage,
   inner: EdgeRect,
   clear: (x: number, y: number) => boolean,
   restore: (pixel: number, channel: number) => number,
   radius: number,
-): Float32Array {
+): (pixel: number, channel: number) => number {
   const innerWidth = Math.max(0, inner.x1 - inner.x0);
   const innerHeight = Math.max(0, inner.y1 - inner.y0);
-  const picture = new Float32Array(innerWidth * innerHeight * 3);
-  // Per corner of the table: the sums of the three channels and the count of clear pixels above and left of it.
-  const stride = innerWidth + 1;
-  const sums = new Float64Array(stride * (innerHeight + 1) * 4);
+  // Per channel, the restorations of the clear pixels (0 elsewhere); then how many are clear.
+  const planes = [0, 1, 2, 3].map(() => new Float32Array(innerWidth * innerHeight));
   for (let y = 0; y < innerHeight; y++) {
-    for (let x = 0; x < innerWidth; x++) {
-      const here = ((y + 1) * stride + x + 1) * 4;
-      const isClear = clear(inner.x0 + x, inner.y0 + y);
-      const p = (inner.y0 + y) * image.width + inner.x0 + x;
-      for (let k = 0; k < 4; k++) {
-        const value = !isClear ? 0 : k === 3 ? 1 : restore(p, k);
-        sums[here + k] =
-          value +
-          (sums[here - 4 + k] as number) +
-          (sums[here - stride * 4 + k] as number) -
-          (sums[here - stride * 4 - 4 + k] as number);
-      }
-    }
-  }
-  for (let y = 0; y < innerHeight; y++) {
-    const top = Math.max(0, y - radius) * stride;
-    const bottom = Math.min(innerHeight, y + radius + 1) * stride;
     for (let x = 0; x < innerWidth; x++) {
       if (!clear(inner.x0 + x, inner.y0 + y)) continue;
-      const left = Math.max(0, x - radius);
-      const right = Math.min(innerWidth, x + radius + 1);
-      const a = (bottom + right) * 4;
-      const b = (bottom + left) * 4;
-      const c = (top + right) * 4;
-      const d = (top + left) * 4;
-      const count =
-        (sums[a + 3] as number) - (sums[b + 3] as number) - (sums[c + 3] as number) + (sums[d + 3] as number);
-      for (let k = 0; k < 3; k++) {
-        const total =
-          (sums[a + k] as number) -
-          (sums[b + k] as number) -
-          (sums[c + k] as number) +
-          (sums[d + k] as number);
-        picture[(y * innerWidth + x) * 3 + k] = total / count;
-      }
+      const p = (inner.y0 + y) * image.width + inner.x0 + x;
+      for (let c = 0; c < 3; c++) (planes[c] as Float32Array)[y * innerWidth + x] = restore(p, c);
+      (planes[3] as Float32Array)[y * innerWidth + x] = 1;
     }
   }
-  return picture;
+  const [red, green, blue, count] = planes.map((plane) =>
+    windowSums(plane, innerWidth, innerHeight, radius),
+  ) as [Float32Array, Float32Array, Float32Array, Float32Array];
+  const sums = [red, green, blue];
+  return (pixel, channel) => {
+    const x = (pixel % image.width) - inner.x0;
+    const at = (Math.floor(pixel / image.width) - inner.y0) * innerWidth + x;
+    return Math.round(((sums[channel] as Float32Array)[at] as number) / (count[at] as number));
+  };
 }
 
 /**
