@@ -1,4 +1,5 @@
 import { type CropWork, Source } from "./crop";
+import { fitLight, lightAt } from "./light-ramp";
 import { projectShifted, type ShiftField } from "./local-shift";
 import { compose } from "./motion-chain";
 import { framePixel } from "./regions";
@@ -311,6 +312,7 @@ function ringFit(
   // Each ring pixel's error, as float32 (the median is taken of those), and its differences per channel.
   const errors = scratchPlane("ring errors", ring.x.length);
   const differences = ringDifferences(ring.x.length);
+  const [xs, ys] = ringPlaces(ring.x.length) as [Float32Array, Float32Array];
   let count = 0;
   let xx = 0;
   let xy = 0;
@@ -328,6 +330,8 @@ function ringFit(
       signed += difference;
       (differences[c] as Float32Array)[count] = difference;
     }
+    xs[count] = ring.x[k] as number;
+    ys[count] = ring.y[k] as number;
     errors[count++] = absolute / 3;
     const gx = ring.gradient[k * 2] as number;
     if (Number.isNaN(gx)) continue;
@@ -355,16 +359,20 @@ function ringDifferences(length: number): Float32Array[] {
   return [0, 1, 2].map((c) => scratchPlane(`ring differences ${c}`, length));
 }
 
+/** Where the last ringFit's differences were measured (centre-frame x and y): scratch planes. */
+function ringPlaces(length: number): Float32Array[] {
+  return [scratchPlane("ring x", length), scratchPlane("ring y", length)];
+}
+
 /**
- * The light of the source the last ringFit measured (FillSource.light): per channel, the median of
- * its `count` differences; undefined where it saw none of the ring. Taken only for a fit that is
- * kept, before the next ringFit writes over its differences.
+ * The light of the source the last ringFit measured (FillSource.light, fitLight) from its `count`
+ * differences, `distance` frames from the centre; undefined where it saw none of the ring. Taken only for a fit that is kept, before
+ * the next ringFit writes over its differences.
  */
-function ringLight(ring: Ring, count: number): Float32Array | undefined {
+function ringLight(ring: Ring, count: number, distance: number): Float32Array | undefined {
   if (count === 0) return undefined;
-  return Float32Array.from(ringDifferences(ring.x.length), (channel) =>
-    kthSmallest(channel, count, count >> 1),
-  );
+  const [xs, ys] = ringPlaces(ring.x.length) as [Float32Array, Float32Array];
+  return fitLight(ringDifferences(ring.x.length), xs, ys, count, distance);
 }
 
 /** Lucas-Kanade steps at most: the second takes out most of what the first's linearisation left. */
@@ -383,7 +391,7 @@ const MAX_SHIFT = 2;
  */
 function lineUp(ring: Ring, given: FillSource, maxError: number): { source: FillSource; error: number } {
   let fit = ringFit(ring, given);
-  let best = { source: given, error: fit.error, light: ringLight(ring, fit.count) };
+  let best = { source: given, error: fit.error, light: ringLight(ring, fit.count, given.distance) };
   for (let step = 0; step < LINE_UP_STEPS && fit.shift && best.error <= 2 * maxError; step += 1) {
     // The shift is added after the projection: T(shift)·motion.
     const shift = homography([1, 0, fit.shift.x, 0, 1, fit.shift.y, 0, 0, 1]);
@@ -395,7 +403,7 @@ function lineUp(ring: Ring, given: FillSource, maxError: number): { source: Fill
     );
     fit = ringFit(ring, shifted);
     if (!(fit.error < best.error)) break;
-    best = { source: shifted, error: fit.error, light: ringLight(ring, fit.count) };
+    best = { source: shifted, error: fit.error, light: ringLight(ring, fit.count, given.distance) };
   }
   const { source } = best;
   return {
@@ -501,7 +509,7 @@ class Combiner {
       if (light) {
         for (let channel = 0; channel < 3; channel += 1)
           this.samples[count * 3 + channel] =
-            (this.samples[count * 3 + channel] as number) + (light[channel] as number);
+            (this.samples[count * 3 + channel] as number) + lightAt(light, channel, x, y);
       }
       this.weights[count] = weight;
       nearest = source.distance;
