@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { classCharacters, ctcGreedyDecode } from "../../gpu-worker/engine/ocr/ctc-decode";
 import { boxesFromProbabilityMap, DEFAULT_DB_OPTIONS } from "../../gpu-worker/engine/ocr/db-postprocess";
 import { detectionInputSize, sameSizeBatches } from "../../gpu-worker/engine/ocr/detector";
+import { type AffineMap, samplePlanarBgr } from "../../gpu-worker/engine/ocr/frame-sampler";
 import {
   convexHull,
   minAreaRect,
@@ -203,5 +204,48 @@ describe("CTC decoding", () => {
   it("reads nothing from all blanks", () => {
     const probabilities = new Float32Array([0.9, 0.1, 0.8, 0.2]);
     expect(ctcGreedyDecode(probabilities, 2, ["", "a"])).toEqual({ text: "", confidence: 0, glyphs: [] });
+  });
+});
+
+describe("the detector's input", () => {
+  const frame: RgbFrame = {
+    width: 37,
+    height: 23,
+    data: Uint8Array.from({ length: 37 * 23 * 3 }, (_, i) => (i * 2654435761) >>> 24),
+  };
+  const normalisation = {
+    mean: [0.485, 0.456, 0.406] as [number, number, number],
+    std: [0.229, 0.224, 0.225] as [number, number, number],
+  };
+  const sampled = (map: AffineMap) => {
+    const planeSize = frame.width * frame.height;
+    const data = new Float32Array(3 * planeSize);
+    samplePlanarBgr(frame, map, frame.width, frame.height, normalisation, {
+      data,
+      offset: 0,
+      planeSize,
+      rowStride: frame.width,
+    });
+    return data;
+  };
+
+  it("of a frame taken at its own size is each pixel normalised, in B, G, R planes, as a resampling would give it", () => {
+    const input = sampled({ origin: [0, 0], xStep: [1, 0], yStep: [0, 1] });
+    // A map a hair off the identity goes through the bilinear sampler.
+    const resampled = sampled({ origin: [1e-9, 0], xStep: [1, 0], yStep: [0, 1] });
+    const planeSize = frame.width * frame.height;
+    for (let p = 0; p < planeSize; p++) {
+      for (const [plane, channel] of [
+        [0, 2],
+        [1, 1],
+        [2, 0],
+      ] as const) {
+        const value = (frame.data[p * 3 + channel] as number) / 255;
+        const expected =
+          (value - (normalisation.mean[plane] as number)) / (normalisation.std[plane] as number);
+        expect(input[plane * planeSize + p]).toBeCloseTo(expected, 5);
+        expect(input[plane * planeSize + p]).toBeCloseTo(resampled[plane * planeSize + p] as number, 5);
+      }
+    }
   });
 });

@@ -43,6 +43,10 @@ export function samplePlanarBgr(
   normalisation: Normalisation,
   target: PlanarTarget,
 ): void {
+  if (isIdentity(map)) {
+    copyPlanarBgr(frame, width, height, normalisation, target);
+    return;
+  }
   const samples = supersampling(map);
   const weight = 1 / (samples * samples);
   const { mean, std } = normalisation;
@@ -71,6 +75,43 @@ export function samplePlanarBgr(
       target.data[index] = blue * blueScale - mean[0] / std[0];
       target.data[index + target.planeSize] = green * greenScale - mean[1] / std[1];
       target.data[index + 2 * target.planeSize] = red * redScale - mean[2] / std[2];
+    }
+  }
+}
+
+function isIdentity({ origin, xStep, yStep }: AffineMap): boolean {
+  return (
+    origin[0] === 0 && origin[1] === 0 && xStep[0] === 1 && xStep[1] === 0 && yStep[0] === 0 && yStep[1] === 1
+  );
+}
+
+/**
+ * samplePlanarBgr through the identity map (the detector's input for any frame it does not shrink,
+ * every crop and most whole frames): each sample lands on a pixel's centre, where the bilinear
+ * weights are 1 and 0, so the frame's values are read as they are, the same numbers three times
+ * faster than through the sampler.
+ */
+function copyPlanarBgr(
+  frame: RgbFrame,
+  width: number,
+  height: number,
+  { mean, std }: Normalisation,
+  target: PlanarTarget,
+): void {
+  const blueScale = 1 / (255 * std[0]);
+  const greenScale = 1 / (255 * std[1]);
+  const redScale = 1 / (255 * std[2]);
+  const [blueShift, greenShift, redShift] = [mean[0] / std[0], mean[1] / std[1], mean[2] / std[2]];
+  const { data } = frame;
+  for (let v = 0; v < height; v++) {
+    // Past the frame's edge the sampler repeats its last row and column.
+    const row = Math.min(v, frame.height - 1) * frame.width;
+    for (let u = 0; u < width; u++) {
+      const at = (row + Math.min(u, frame.width - 1)) * 3;
+      const index = target.offset + v * target.rowStride + u;
+      target.data[index] = (data[at + 2] as number) * blueScale - blueShift;
+      target.data[index + target.planeSize] = (data[at + 1] as number) * greenScale - greenShift;
+      target.data[index + 2 * target.planeSize] = (data[at] as number) * redScale - redShift;
     }
   }
 }
