@@ -153,6 +153,34 @@ describe("analyseVideo reads less", () => {
   });
 });
 
+describe("a ticker", () => {
+  it("is read once and followed as its words scroll across the frame, not read on every sample", async () => {
+    const ticker = `drawtext=fontfile=${FONT_FILE}:text='BREAKING - PRICES CUT IN HALF AT EVERY STORE THIS WEEKEND':fontsize=24:fontcolor=white:box=1:boxcolor=0x1d3557:boxborderw=6:x=w*0.7-t*w*0.25:y=h-40`;
+    const clip = await makeClip(path.join(workDir, "ticker.mp4"), [ticker]);
+    const readings: number[] = [];
+    const counting: OcrEngine = {
+      ...ocr,
+      recognizeBoxes: (items) => {
+        readings.push(...items.filter(({ box }) => box.box.y > HEIGHT - 60).map(() => 1));
+        return ocr.recognizeBoxes(items);
+      },
+    };
+    const analysis = await analyseVideo(clip, await probeVideo(clip), { ocr: counting });
+    const bottom = analysis.tracks.filter(({ track }) =>
+      track.detections.some(({ box }) => box.y > HEIGHT - 60),
+    );
+    const frames = bottom.flatMap(({ track }) => track.detections.map(({ frame }) => frame));
+    console.info(
+      `ticker: ${readings.length} readings, seen on frames ${Math.min(...frames)} to ${Math.max(...frames)}`,
+    );
+    expect(bottom.every(({ erase }) => erase)).toBe(true);
+    expect(Math.min(...frames)).toBeLessThanOrEqual(5);
+    expect(Math.max(...frames)).toBeGreaterThanOrEqual(3 * FPS - 5);
+    // Read 18 times before it was followed by its appearance: on every frame read as its words moved.
+    expect(readings.length).toBeLessThanOrEqual(3);
+  });
+});
+
 describe("residualText", () => {
   it("finds a leftover line by searching around each part of the mask, not the frame between them", async () => {
     const data = await ffmpeg([

@@ -14,6 +14,7 @@ import { lineLook, sameLook } from "./line-look";
 import { lineMatches, normaliseText } from "./match-texts";
 import { type Reach, readPastEnds, widened } from "./read-ends";
 import { type FoundLine, ReadWindows } from "./read-windows";
+import { movedAlongRow, type RowProfile, rowProfile } from "./row-link";
 import { cellChange, cellsOf, frameSignature, suddenChangeShare } from "./signatures";
 import { textLook } from "./text-look";
 import { boxAt, buildTracks, type Detection, iou, type Track, trackText } from "./tracks";
@@ -99,6 +100,8 @@ const SAME_BOX_IOU = 0.9;
 interface ReadLine extends TextLine {
   look: Float32Array;
   reach: Reach;
+  /** Its columns' brightness, by which it is found again after its words slid along its row (row-link.ts). */
+  profile: RowProfile;
 }
 
 /** What the detector last saw: each cell's signature when it was last searched, and the lines found. */
@@ -204,13 +207,14 @@ async function readLines(
   let earlier = reading.reuse ? reading.before : [];
   for (const [i, { kept, found, regions }] of boxes.entries()) {
     const { frame, signature } = frames[i] as ToRead;
-    const known = found.map((box) =>
-      earlier.find(
-        (line) =>
-          line.text !== "" &&
-          iou(line.box, widened(box, line.reach).box) >= SAME_BOX_IOU &&
-          sameLook(line.look, lineLook(frame, line.box)),
-      ),
+    const known = found.map(
+      (box) =>
+        earlier.find(
+          (line) =>
+            line.text !== "" &&
+            iou(line.box, widened(box, line.reach).box) >= SAME_BOX_IOU &&
+            sameLook(line.look, lineLook(frame, line.box)),
+        ) ?? movedAlongRow(earlier, frame, box),
     );
     const unknown = found.filter((_, k) => !known[k]);
     const read = await ocr.recognizeBoxes(unknown.map((box) => ({ frame, box })));
@@ -226,7 +230,8 @@ async function readLines(
       const text = confident ? source.text : "";
       const line = widened(box, reach);
       const { confidence, glyphs } = source;
-      return { ...line, text, confidence, glyphs, reach, look: lineLook(frame, line.box) };
+      const look = lineLook(frame, line.box);
+      return { ...line, text, confidence, glyphs, reach, look, profile: rowProfile(frame, line.box) };
     });
     const lines = [...kept, ...foundLines];
     const before = reading.searched?.signature ?? signature;
