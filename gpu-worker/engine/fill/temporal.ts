@@ -366,8 +366,8 @@ function ringPlaces(length: number): Float32Array[] {
 
 /**
  * The light of the source the last ringFit measured (FillSource.light, fitLight) from its `count`
- * differences, `distance` frames from the centre; undefined where it saw none of the ring. Taken only for a fit that is kept, before
- * the next ringFit writes over its differences.
+ * differences, `distance` frames from the centre; undefined where it saw none of the ring. Taken
+ * only for a fit that is kept, before the next ringFit writes over its differences.
  */
 function ringLight(ring: Ring, count: number, distance: number): Float32Array | undefined {
   if (count === 0) return undefined;

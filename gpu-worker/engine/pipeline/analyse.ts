@@ -183,8 +183,9 @@ function offsetBox(box: TextBox, region: SizedRect): TextBox {
  * text to erase); such lines carry an empty text. With `reuse`, a box that sits where a line was
  * read with confidence on the sample before (`before`: the one before the batch) and looks as that
  * line did takes its reading instead of being read again: a caption on screen for seconds is read
- * once, a word replaced in the same place is read anew. Lines where the picture did not change since
- * `searched` are neither searched nor read again. Returns each frame's lines and what the detector
+ * once, a word replaced in the same place is read anew; so does a box in such a line's row whose words
+ * are the line's slid along it (a ticker: pipeline/row-link.ts). Lines where the picture did not
+ * change since `searched` are neither searched nor read again. Returns each frame's lines and what the detector
  * has seen after it.
  */
 async function readLines(

@@ -6,8 +6,8 @@ import { type Reach, widened } from "./read-ends";
 /**
  * A line found again after its words moved along its own row: a ticker's words scroll across its
  * band, so its look (a thumbnail of its box) changes between samples, and it was read again on every
- * sample (real-street's ticker: 30 of the clip's 51 readings, 50 ms each, on the one core the reading
- * pass has). Linked by its appearance instead, as issue 24 asks: the brightness of the earlier line's
+ * frame read (real-street: 51 readings a clip, 13 with this; a ticker's take 50 ms each, on the one
+ * core the reading pass has). Linked by its appearance instead, as issue 24 asks: the brightness of the earlier line's
  * pixel columns, slid along the row, matches this frame's.
  */
 
