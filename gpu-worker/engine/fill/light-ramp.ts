@@ -52,11 +52,13 @@ export function fitLight(
   count: number,
   distance: number,
 ): Float32Array {
-  // kthSmallest reorders what it is given: the medians are taken of copies, the ramp of the ring's order.
+  const far = distance >= MIN_RAMP_DISTANCE;
+  // kthSmallest reorders what it is given: where a ramp is fitted after them, the medians are taken
+  // of copies, and the ramp of the ring's order.
   const flat = Float32Array.from(differences, (channel) =>
-    kthSmallest(channel.slice(0, count), count, count >> 1),
+    kthSmallest(far ? channel.slice(0, count) : channel, count, count >> 1),
   );
-  return (distance >= MIN_RAMP_DISTANCE && rampOf(differences, xs, ys, count, flat)) || flat;
+  return (far && rampOf(differences, xs, ys, count, flat)) || flat;
 }
 
 function rampOf(
