@@ -154,7 +154,7 @@ describe("analyseVideo reads less", () => {
 });
 
 describe("a ticker", () => {
-  it("is read once and followed as its words scroll across the frame, not read on every sample", async () => {
+  it("is read as its words come in and followed as they scroll on, not read on every frame read", async () => {
     const ticker = `drawtext=fontfile=${FONT_FILE}:text='BREAKING - PRICES CUT IN HALF AT EVERY STORE THIS WEEKEND':fontsize=24:fontcolor=white:box=1:boxcolor=0x1d3557:boxborderw=6:x=w*0.7-t*w*0.25:y=h-40`;
     const clip = await makeClip(path.join(workDir, "ticker.mp4"), [ticker]);
     const readings: number[] = [];
@@ -177,7 +177,8 @@ describe("a ticker", () => {
     expect(Math.min(...frames)).toBeLessThanOrEqual(5);
     expect(Math.max(...frames)).toBeGreaterThanOrEqual(3 * FPS - 5);
     // Read 18 times before it was followed by its appearance: on every frame read as its words moved.
-    expect(readings.length).toBeLessThanOrEqual(3);
+    // It comes in over 2.8 s, and is read again each time it shows a quarter more of itself.
+    expect(readings.length).toBeLessThanOrEqual(7);
   });
 });
 

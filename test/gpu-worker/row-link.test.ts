@@ -58,6 +58,13 @@ describe("a line found again after its words slid along its row", () => {
     expect(movedAlongRow([line], tickerFrame(0, -45), acrossRow())).toBe(line);
   });
 
+  it("is not a line that shows a quarter more of itself than when it was read: its new words are read", () => {
+    const frame = tickerFrame(0, 0);
+    const half = { x: WIDTH / 2, y: ROW.y, width: WIDTH / 2, height: ROW.height };
+    const line = { ...readOn(frame), box: half, profile: rowProfile(frame, half) };
+    expect(movedAlongRow([line], tickerFrame(0, 30), acrossRow())).toBeUndefined();
+  });
+
   it("is not other words in the same row, a line never read, or a line in another row", () => {
     const line = readOn(tickerFrame(0, 0));
     expect(movedAlongRow([line], tickerFrame(7, 30), acrossRow())).toBeUndefined();

@@ -23,6 +23,12 @@ interface ProfiledLine extends TextLine {
   profile: RowProfile;
 }
 
+/**
+ * Widest a box may be, as a share of the line's when it was read, to keep that reading: a line
+ * sliding in shows new words, and is read again each time it is this much wider (a sliding-in "NEW
+ * DROP TODAY" kept the "PTODAY" read on its first frames at any growth).
+ */
+const MAX_GROWTH = 1.25;
 /** Largest difference of the centres' heights and of the heights, as a share of the line's height. */
 const SAME_ROW = 0.2;
 /** Largest slide looked for, as a share of the frame's width: a ticker crosses the frame in seconds, and read frames may be a second apart. */
@@ -62,7 +68,9 @@ export function movedAlongRow<Line extends ProfiledLine>(
     if (line.text === "") return false;
     // Both boxes as wide as the line's reading made it.
     const box = widened(found, line.reach).box;
-    if (!sameRow(line.box, box)) return false;
+    // A line that shows much more of itself than when it was read (sliding in over the frame's edge)
+    // has words that reading did not see: it is read again.
+    if (!sameRow(line.box, box) || box.width > MAX_GROWTH * line.box.width) return false;
     const now = rowProfile(frame, box);
     const maxSlide = Math.round(MAX_SLIDE * frame.width);
     const minOverlap = MIN_OVERLAP_HEIGHTS * line.box.height;
