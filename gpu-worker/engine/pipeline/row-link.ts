@@ -1,6 +1,7 @@
 import { wholePixels } from "../fill/regions";
 import type { SizedRect } from "../geometry";
 import type { RgbFrame, TextBox, TextLine } from "../ocr/ocr";
+import { luma } from "./image";
 import { type Reach, widened } from "./read-ends";
 
 /**
@@ -11,7 +12,7 @@ import { type Reach, widened } from "./read-ends";
  * pixel columns, slid along the row, matches this frame's.
  */
 
-/** Mean brightness of each whole pixel column of a box, from column `x` of the frame on. */
+/** The summed luma of each whole pixel column of a box, from column `x` of the frame on (compared by correlation, which no scale changes). */
 export interface RowProfile {
   x: number;
   values: Float32Array;
@@ -44,17 +45,10 @@ export function rowProfile(frame: RgbFrame, box: SizedRect): RowProfile {
   const pixels = wholePixels(box, frame.width, frame.height);
   const values = new Float32Array(pixels.width);
   for (let y = pixels.y; y < pixels.y + pixels.height; y++) {
-    for (let column = 0; column < pixels.width; column++) {
-      const i = (y * frame.width + pixels.x + column) * 3;
-      values[column] =
-        (values[column] as number) +
-        0.299 * (frame.data[i] as number) +
-        0.587 * (frame.data[i + 1] as number) +
-        0.114 * (frame.data[i + 2] as number);
-    }
+    const row = (y * frame.width + pixels.x) * 3;
+    for (let column = 0; column < pixels.width; column++)
+      values[column] = (values[column] as number) + luma(frame.data, row + column * 3);
   }
-  for (let column = 0; column < pixels.width; column++)
-    values[column] = (values[column] as number) / Math.max(1, pixels.height);
   return { x: pixels.x, values };
 }
 
